@@ -1,0 +1,45 @@
+//! The command line: one variant per command, each command's arguments kept with its code in
+//! `commands/`. The man page is generated from this definition.
+
+use clap::{Parser, Subcommand};
+
+use crate::commands;
+
+/// Give every AI coding agent its own worktree and branch, and keep them all out of the primary
+/// checkout.
+#[derive(Debug, Parser)]
+#[command(
+    name = "git-berth",
+    bin_name = "git berth",
+    version,
+    about = "One worktree and branch per coding agent, and nobody in the primary checkout",
+    long_about = "git berth gives each AI coding agent (or person) its own linked worktree on its own \
+branch, records which worktrees it made, and never deletes a worktree or branch that holds work \
+found nowhere else.\n\nWorktrees live in ${XDG_DATA_HOME:-~/.local/share}/git-berth/<project>-<hash>/<name> \
+unless `git config berth.worktreeBase <dir>` says otherwise; branches are named \
+<berth.branchPrefix><name> (default berth/<name>).",
+    after_help = "Start with: git berth add <name>, then cd \"$(git berth path <name>)\".\n\
+The manual: man git-berth (git berth --help opens it when the man page is installed).",
+    propagate_version = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a worktree on a new branch and print its path
+    Add(commands::add::AddArgs),
+    /// Show the managed worktrees: branch, base, ahead/behind, dirty, path
+    #[command(visible_alias = "ls")]
+    List(commands::list::ListArgs),
+    /// Print the path of a worktree
+    Path(commands::path::PathArgs),
+    /// Remove worktrees that hold no uncommitted or unmerged work
+    #[command(visible_alias = "rm")]
+    Remove(commands::remove::RemoveArgs),
+    /// Forget worktrees whose folder is gone and drop git's stale admin entries
+    Prune(commands::prune::PruneArgs),
+}

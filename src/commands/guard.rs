@@ -1,0 +1,100 @@
+//! `git berth guard`: gathers the effects (environment, working directory, stdin, the
+//! filesystem probe) around the pure decision in `crate::guard` and answers in the caller's
+//! form. It must never exit 0 on an error: every failure on the way blocks.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::guard::runtime::{self, Reply, Request, Runtime};
+use crate::guard::{Block, Decision, Hatches, Why, decide, probe};
+
+/// Decide whether an agent's next action may run: exit 0 allow, 2 block.
+#[derive(clap::Args, Debug, Clone)]
+pub struct GuardArgs {
+    /// Read this runtime's hook JSON on stdin and answer in its form.
+    #[arg(long, value_enum)]
+    pub runtime: Option<Runtime>,
+
+    /// The command the agent is about to run; several words are joined with single spaces.
+    /// Empty (an edit) is judged by where the agent stands.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// What the guard reads from the world, gathered in one place so tests can supply it.
+pub struct Inputs {
+    pub hatches: Hatches,
+    /// The process's working directory; `None` when it cannot be read (which blocks).
+    pub cwd: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+    /// Hook JSON, read only with `--runtime`; `Err` carries why stdin could not be read.
+    pub stdin: Option<Result<String, String>>,
+}
+
+impl Inputs {
+    pub fn from_process(args: &GuardArgs) -> Inputs {
+        let stdin = args.runtime.map(|_| {
+            let mut buf = String::new();
+            std::io::stdin().read_to_string(&mut buf).map(|_| buf).map_err(|e| format!("cannot read stdin: {e}"))
+        });
+        Inputs {
+            hatches: Hatches {
+                allow_main_worktree: std::env::var(crate::names::ENV_ALLOW_MAIN_WORKTREE).ok(),
+                master_session: std::env::var(crate::names::ENV_MASTER_SESSION).ok(),
+            },
+            cwd: std::env::current_dir().ok(),
+            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            stdin,
+        }
+    }
+}
+
+/// Runs the guard on this process's environment, prints the answer, returns the exit code
+/// (0 allow, 2 block; for `--runtime copilot` a block is 0 with deny JSON on stdout).
+pub fn run(args: &GuardArgs) -> i32 {
+    let reply = answer(args, Inputs::from_process(args));
+    // A reply that cannot be written still blocks by its exit code where the runtime honours
+    // one; nothing more can be done for it.
+    let _ = std::io::stdout().write_all(reply.stdout.as_bytes());
+    let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+    reply.code
+}
+
+/// The whole guard over supplied inputs, with the real filesystem probe.
+pub fn answer(args: &GuardArgs, inputs: Inputs) -> Reply {
+    answer_with(args, inputs, &mut probe::locate)
+}
+
+/// The whole guard over supplied inputs and probe: the seam the tests drive.
+pub fn answer_with(
+    args: &GuardArgs,
+    inputs: Inputs,
+    probe: &mut dyn FnMut(&Path) -> std::io::Result<probe::Place>,
+) -> Reply {
+    // The hatches come first in the seed's order, before any JSON is read.
+    if let Some(why) = crate::guard::hatch(&inputs.hatches) {
+        return runtime::reply(args.runtime, &Decision::Allow(why));
+    }
+    let decision = match request(args, &inputs) {
+        Ok(Request::ReadOnly) => Decision::Allow(Why::ReadOnlyTool),
+        Ok(Request::Act(action)) => decide(&inputs.hatches, &action, inputs.home.as_deref(), probe),
+        Err(what) => Decision::Block(Block::Failed { what }),
+    };
+    runtime::reply(args.runtime, &decision)
+}
+
+fn request(args: &GuardArgs, inputs: &Inputs) -> Result<Request, String> {
+    let cwd = inputs.cwd.clone().ok_or("cannot read the current directory")?;
+    let Some(rt) = args.runtime else {
+        return Ok(Request::Act(crate::guard::Action::command(args.command.join(" "), cwd)));
+    };
+    if !args.command.is_empty() {
+        return Err(format!("--runtime {} reads the command from stdin; got a command as well", rt.name()));
+    }
+    let json = match &inputs.stdin {
+        Some(Ok(text)) => text,
+        Some(Err(e)) => return Err(e.clone()),
+        None => return Err("no hook JSON on stdin".into()),
+    };
+    runtime::parse(rt, json, &cwd, inputs.home.as_deref())
+}

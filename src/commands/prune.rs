@@ -1,0 +1,75 @@
+//! `git berth prune`: forget managed worktrees whose folder is gone, and drop git admin entries
+//! that point nowhere, as `git worktree prune` does. It never touches a worktree that exists.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::git::worktrees;
+use crate::inventory;
+use crate::registry::Store;
+use crate::repo::Context;
+
+#[derive(Debug, clap::Args)]
+pub struct PruneArgs {
+    /// Say what would be pruned, change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+}
+
+pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
+    let store = Store::new(ctx.state_dir());
+    let verb = |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
+
+    let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
+    for entry in &stale {
+        writeln!(
+            out,
+            "{} worktrees/{}: {}",
+            verb("removed", "would remove"),
+            entry.id,
+            entry.reason
+        )?;
+    }
+    if !args.dry_run {
+        worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
+    }
+
+    let gone = |registry: &crate::registry::Registry| -> Result<Vec<String>> {
+        Ok(inventory::entries(ctx, registry, false)?
+            .into_iter()
+            .filter(|e| !e.present && !e.path.exists())
+            .map(|e| e.name)
+            .collect())
+    };
+    let forgotten = if args.dry_run {
+        let registry = store.load()?;
+        let names = gone(&registry)?;
+        names
+            .into_iter()
+            .filter_map(|n| registry.find(&n).cloned())
+            .collect()
+    } else {
+        store.update(|registry| {
+            let names = gone(registry)?;
+            Ok(names
+                .iter()
+                .filter_map(|n| registry.remove(n))
+                .collect::<Vec<_>>())
+        })?
+    };
+    for record in &forgotten {
+        writeln!(
+            out,
+            "{} worktree '{}': {} is gone (branch {} kept)",
+            verb("forgot", "would forget"),
+            record.name,
+            record.path.display(),
+            record.branch
+        )?;
+    }
+    if stale.is_empty() && forgotten.is_empty() {
+        eprintln!("nothing to prune");
+    }
+    Ok(())
+}

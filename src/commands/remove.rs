@@ -1,0 +1,296 @@
+//! `git berth remove`: remove managed worktrees, never one whose work exists nowhere else. Every
+//! name is judged before anything is removed, so a refusal changes nothing.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::error::Refusal;
+use crate::git::{self, graph, status, worktrees};
+use crate::inventory::Entry;
+use crate::names;
+use crate::registry::Store;
+use crate::repo::Context;
+
+#[derive(Debug, clap::Args)]
+pub struct RemoveArgs {
+    /// Names of the worktrees to remove
+    #[arg(required = true)]
+    pub names: Vec<String>,
+    /// Remove even with uncommitted changes or unmerged commits (never a locked worktree)
+    #[arg(long, short = 'f')]
+    pub force: bool,
+    /// Delete the branch too (still refused when unmerged, unless --force)
+    #[arg(long, short = 'd')]
+    pub delete_branch: bool,
+}
+
+/// Why a worktree may not be removed; `--force` overrides all but `Locked` and `Inside`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Remove,
+    Locked(String),
+    Inside,
+    Dirty,
+    Unmerged { commits: usize, branch: String },
+}
+
+/// What the effectful code found; `verdict` decides from it alone.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub locked: Option<String>,
+    pub inside: bool,
+    pub dirty: bool,
+    pub unmerged: usize,
+    pub branch: String,
+}
+
+/// The pure decision: the first refusal that applies, in order of how much it would lose.
+pub fn verdict(facts: &Facts, force: bool) -> Verdict {
+    if let Some(reason) = &facts.locked {
+        return Verdict::Locked(reason.clone());
+    }
+    if facts.inside {
+        return Verdict::Inside;
+    }
+    if force {
+        return Verdict::Remove;
+    }
+    if facts.dirty {
+        return Verdict::Dirty;
+    }
+    if facts.unmerged > 0 {
+        return Verdict::Unmerged {
+            commits: facts.unmerged,
+            branch: facts.branch.clone(),
+        };
+    }
+    Verdict::Remove
+}
+
+pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()> {
+    let store = Store::new(ctx.state_dir());
+    let registry = store.load()?;
+    let mut targets = Vec::new();
+    for name in &args.names {
+        let entry = super::path::find(ctx, &registry, name)?;
+        if !targets
+            .iter()
+            .any(|(e, _): &(Entry, Facts)| e.name == entry.name)
+        {
+            let facts = facts(ctx, &entry, args.delete_branch)?;
+            targets.push((entry, facts));
+        }
+    }
+
+    let trunk = ctx.trunk();
+    let refusals: Vec<Refusal> = targets
+        .iter()
+        .filter_map(|(entry, facts)| refusal(ctx, entry, &verdict(facts, args.force), &trunk))
+        .collect();
+    if let Some(first) = refusals.first() {
+        for other in &refusals[1..] {
+            eprintln!("{}: {}", names::TOOL, other.message);
+        }
+        let mut first = Refusal {
+            message: first.message.clone(),
+            hint: first.hint.clone(),
+        };
+        if refusals.len() > 1 {
+            first.message.push_str(&format!(
+                " (and {} more refused; nothing was removed)",
+                refusals.len() - 1
+            ));
+        }
+        return Err(first.into());
+    }
+
+    for (entry, _) in &targets {
+        let record = entry
+            .record
+            .as_ref()
+            .expect("remove works on managed worktrees");
+        if entry.present {
+            worktrees::remove(&ctx.repo, &entry.path, args.force)?;
+        } else {
+            // Its folder is gone: only git's admin entry (if any) is left to drop.
+            let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
+            worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
+        }
+        store.update(|registry| {
+            registry.remove(&record.name);
+            Ok(())
+        })?;
+        let mut branch_note = format!("branch {} kept", record.branch);
+        if args.delete_branch
+            && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
+        {
+            git::delete_branch(&ctx.repo, &record.branch, tip)?;
+            branch_note = format!(
+                "branch {} deleted (was {})",
+                record.branch,
+                super::add::short(&tip.to_string())
+            );
+        }
+        eprintln!(
+            "removed worktree '{}' ({}); {branch_note}",
+            record.name,
+            entry.path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Look at the worktree: lock, where the caller stands, changes, and commits found nowhere else.
+fn facts(ctx: &Context, entry: &Entry, delete_branch: bool) -> Result<Facts> {
+    let record = entry.record.as_ref().expect("managed");
+    let mut facts = Facts {
+        locked: entry.locked.clone(),
+        inside: ctx
+            .current
+            .as_deref()
+            .is_some_and(|cur| cur == entry.path.as_path()),
+        branch: record.branch.clone(),
+        ..Facts::default()
+    };
+    let mut tips = Vec::new();
+    if entry.present {
+        let repo = status::open(&entry.path)?;
+        facts.dirty = status::is_dirty(&repo)?;
+        if let Ok(head) = repo.head_id() {
+            tips.push(head.detach());
+        }
+        if let Some(name) = repo.head_name().ok().flatten() {
+            facts.branch = name.shorten().to_string();
+        }
+    }
+    if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
+        tips.push(tip);
+    }
+    let trunk = ctx.trunk();
+    let mut elsewhere: Vec<gix::ObjectId> = graph::resolve_commit(&ctx.repo, &trunk)
+        .into_iter()
+        .collect();
+    if let Ok(base) = gix::ObjectId::from_hex(record.base_commit.as_bytes()) {
+        elsewhere.push(base);
+    }
+    elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
+    for tip in tips {
+        facts.unmerged = facts
+            .unmerged
+            .max(graph::unmerged_count(&ctx.repo, tip, &elsewhere)?);
+    }
+    Ok(facts)
+}
+
+fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
+    let name = &entry.name;
+    let (message, hint) = match verdict {
+        Verdict::Remove => return None,
+        Verdict::Locked(reason) => (
+            if reason.is_empty() {
+                format!("worktree '{name}' is locked")
+            } else {
+                format!("worktree '{name}' is locked: {reason}")
+            },
+            format!(
+                "unlock it first: git worktree unlock {}",
+                entry.path.display()
+            ),
+        ),
+        Verdict::Inside => (
+            format!("worktree '{name}' is the one you are in"),
+            match &ctx.primary {
+                Some(primary) => format!(
+                    "run it from elsewhere: cd {} && {} remove '{name}'",
+                    primary.display(),
+                    names::TOOL
+                ),
+                None => "run it from another directory".to_owned(),
+            },
+        ),
+        Verdict::Dirty => (
+            format!("worktree '{name}' has uncommitted changes or untracked files"),
+            format!(
+                "commit or stash them, or discard them with {} remove --force '{name}'",
+                names::TOOL
+            ),
+        ),
+        Verdict::Unmerged { commits, branch } => (
+            format!(
+                "worktree '{name}' has {commits} commit{} on {branch} that are not on {trunk} or its upstream",
+                if *commits == 1 { "" } else { "s" }
+            ),
+            format!(
+                "merge or push them, or drop them with {} remove --force '{name}'",
+                names::TOOL
+            ),
+        ),
+    };
+    Some(Refusal {
+        message,
+        hint: Some(hint),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean() -> Facts {
+        Facts {
+            branch: "berth/a".into(),
+            ..Facts::default()
+        }
+    }
+
+    #[test]
+    fn a_clean_merged_worktree_is_removed() {
+        assert_eq!(verdict(&clean(), false), Verdict::Remove);
+    }
+
+    #[test]
+    fn uncommitted_work_is_kept_unless_forced() {
+        let facts = Facts {
+            dirty: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, false), Verdict::Dirty);
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn unmerged_commits_are_kept_unless_forced() {
+        let facts = Facts {
+            unmerged: 2,
+            ..clean()
+        };
+        assert_eq!(
+            verdict(&facts, false),
+            Verdict::Unmerged {
+                commits: 2,
+                branch: "berth/a".into()
+            }
+        );
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn force_never_overrides_a_lock() {
+        let facts = Facts {
+            locked: Some("agent 7".into()),
+            dirty: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, true), Verdict::Locked("agent 7".into()));
+    }
+
+    #[test]
+    fn the_worktree_you_stand_in_is_never_removed() {
+        let facts = Facts {
+            inside: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, true), Verdict::Inside);
+    }
+}

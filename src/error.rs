@@ -1,0 +1,51 @@
+//! Errors a person can act on: one line saying what is wrong, and where there is one, the command
+//! that fixes it. `main` prints them; every other error gets its context chain on one line.
+
+use std::fmt;
+
+/// A refusal or failure with an optional way out.
+#[derive(Debug)]
+pub struct Refusal {
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// An error with no hint.
+pub fn refuse(message: impl Into<String>) -> anyhow::Error {
+    Refusal {
+        message: message.into(),
+        hint: None,
+    }
+    .into()
+}
+
+/// An error with the command or step that fixes it.
+pub fn refuse_with_hint(message: impl Into<String>, hint: impl Into<String>) -> anyhow::Error {
+    Refusal {
+        message: message.into(),
+        hint: Some(hint.into()),
+    }
+    .into()
+}
+
+/// The lines `main` prints for an error: the message with its causes on one line, then the hint.
+pub fn render(err: &anyhow::Error) -> (String, Option<String>) {
+    if let Some(refusal) = err.downcast_ref::<Refusal>() {
+        return (refusal.message.clone(), refusal.hint.clone());
+    }
+    let hint = err
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<Refusal>())
+        .and_then(|r| r.hint.clone());
+    // `{:#}` joins the context chain with ": "; gix errors can span lines, which must not leak.
+    let line = format!("{err:#}").replace('\n', " ");
+    (line, hint)
+}

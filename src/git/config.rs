@@ -1,0 +1,111 @@
+//! How berth opens repositories: `git -c` values and an identity fallback reach every repository
+//! gix opens, including those it opens internally for a new worktree.
+
+use crate::names;
+
+/// Options for every repository berth opens.
+pub fn open_options() -> gix::open::Options {
+    let cli = std::env::var(names::env::GIT_CONFIG_PARAMETERS)
+        .map(|raw| parse_config_parameters(&raw))
+        .unwrap_or_default();
+    gix::open::Options::default()
+        .config_overrides([
+            format!(
+                "gitoxide.committer.nameFallback={}",
+                names::COMMITTER_NAME_FALLBACK
+            ),
+            format!(
+                "gitoxide.committer.emailFallback={}",
+                names::COMMITTER_EMAIL_FALLBACK
+            ),
+        ])
+        .cli_overrides(cli)
+}
+
+/// Parse `GIT_CONFIG_PARAMETERS` as git writes it: single-quoted words separated by spaces, either
+/// `'key=value'` (older git) or `'key'='value'` (git 2.31 and later), with `'\''` for a quote.
+/// gix 0.91 does not read this variable, so `git -c key=value berth ...` would be lost without it.
+pub fn parse_config_parameters(raw: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = raw.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(mut entry) = quoted(&mut chars) else {
+            break;
+        };
+        if chars.peek() == Some(&'=') {
+            chars.next();
+            entry.push('=');
+            if let Some(value) = quoted(&mut chars) {
+                entry.push_str(&value);
+            }
+        } else if !entry.contains('=') {
+            // `git -c key` means "key = true", as git reads a bare key.
+            entry.push_str("=true");
+        }
+        out.push(entry);
+    }
+    out
+}
+
+/// One single-quoted word; `\'` between quoted parts is a literal quote, as git's `sq_quote` writes.
+fn quoted(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> Option<String> {
+    if chars.peek() != Some(&'\'') {
+        return None;
+    }
+    chars.next();
+    let mut word = String::new();
+    loop {
+        match chars.next()? {
+            '\'' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                    word.push(chars.next()?);
+                    if chars.peek() == Some(&'\'') {
+                        chars.next();
+                        continue;
+                    }
+                }
+                return Some(word);
+            }
+            c => word.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_config_parameters;
+
+    #[test]
+    fn new_style_key_and_value_are_quoted_apart() {
+        assert_eq!(
+            parse_config_parameters("'berth.trunk'='dev' 'core.x'='a b'"),
+            ["berth.trunk=dev", "core.x=a b"]
+        );
+    }
+
+    #[test]
+    fn old_style_pairs_and_bare_keys_are_read() {
+        assert_eq!(
+            parse_config_parameters("'berth.trunk=dev' 'core.flag'"),
+            ["berth.trunk=dev", "core.flag=true"]
+        );
+    }
+
+    #[test]
+    fn an_embedded_quote_survives() {
+        assert_eq!(
+            parse_config_parameters(r"'user.name'='O'\''Brien'"),
+            ["user.name=O'Brien"]
+        );
+    }
+
+    #[test]
+    fn garbage_yields_nothing_rather_than_a_wrong_value() {
+        assert!(parse_config_parameters("not quoted").is_empty());
+        assert!(parse_config_parameters("").is_empty());
+    }
+}

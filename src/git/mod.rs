@@ -1,0 +1,32 @@
+//! Everything berth does to git goes through this folder, on gix. The `git` program is not run
+//! anywhere: gix 0.91 covers every operation berth needs (see README, "Where the git program runs").
+
+pub mod config;
+pub mod graph;
+pub mod hooks;
+pub mod status;
+pub mod worktrees;
+
+/// `refs/heads/<short>`, validated as git validates a branch name.
+pub fn branch_ref(short: &str) -> anyhow::Result<gix::refs::FullName> {
+    let full: gix::refs::FullName = format!("refs/heads/{short}")
+        .try_into()
+        .map_err(|_| crate::error::refuse(format!("'{short}' is not a valid branch name")))?;
+    gix::validate::reference::branch_name(full.as_bstr())
+        .map_err(|_| crate::error::refuse(format!("'{short}' is not a valid branch name")))?;
+    Ok(full)
+}
+
+/// Delete a local branch, its reflog and its `branch.<name>` config, but only while it still
+/// points at `expected`, so work added since is never lost.
+pub fn delete_branch(
+    repo: &gix::Repository,
+    short: &str,
+    expected: gix::ObjectId,
+) -> anyhow::Result<()> {
+    let name = branch_ref(short)?;
+    let mut repo = repo.clone();
+    repo.delete_local_branches_if_unchanged([(name, gix::refs::Target::Object(expected))])
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(|e| e.context(format!("cannot delete branch '{short}'")))
+}

@@ -1,0 +1,256 @@
+//! Linked worktrees: list, create (branch first, deleted again on failure), remove, and prune,
+//! which gix 0.91 lacks and is written here the way `git worktree prune` works.
+
+use std::fs;
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{Context as _, Result};
+use gix::refs::transaction::PreviousValue;
+
+use crate::error;
+use crate::repo::real_or_same;
+
+/// A linked worktree as git records it.
+#[derive(Debug, Clone)]
+pub struct Linked {
+    /// The admin entry's name under `<common dir>/worktrees/`.
+    pub id: String,
+    /// The checkout, as a real path where it still exists.
+    pub path: PathBuf,
+    /// `Some(reason)` when locked; the reason may be empty.
+    pub locked: Option<String>,
+    /// Whether the checkout's folder is still there.
+    pub exists: bool,
+}
+
+/// Every linked worktree git knows, in admin-entry order.
+pub fn linked(repo: &gix::Repository) -> Result<Vec<Linked>> {
+    let mut out = Vec::new();
+    for proxy in repo.worktrees().context("cannot list linked worktrees")? {
+        let Ok(base) = proxy.base() else { continue };
+        let id = proxy.id().map(|id| id.to_string()).unwrap_or_default();
+        let locked = proxy.is_locked().then(|| {
+            proxy
+                .lock_reason()
+                .map(|r| r.to_string())
+                .unwrap_or_default()
+        });
+        out.push(Linked {
+            id,
+            exists: base.is_dir(),
+            path: real_or_same(&base),
+            locked,
+        });
+    }
+    Ok(out)
+}
+
+/// What to check out in a new worktree.
+pub enum Checkout<'a> {
+    /// Create `branch` at `at` first; `from` is what the reflog says it was created from.
+    NewBranch {
+        branch: &'a str,
+        at: gix::ObjectId,
+        from: &'a str,
+    },
+    /// Check out an existing local branch.
+    Existing { branch: &'a str },
+}
+
+/// Create a linked worktree at `path`. A branch created here is deleted again if the worktree
+/// cannot be made, so a failed add leaves nothing behind.
+pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Result<()> {
+    let (branch, created) = match checkout {
+        Checkout::NewBranch { branch, at, from } => {
+            let name = super::branch_ref(branch)?;
+            repo.reference(
+                name.clone(),
+                at,
+                PreviousValue::MustNotExist,
+                format!("branch: Created from {from}"),
+            )
+            .with_context(|| format!("cannot create branch '{branch}'"))?;
+            (name, Some(at))
+        }
+        Checkout::Existing { branch } => (super::branch_ref(branch)?, None),
+    };
+    let interrupt = AtomicBool::new(false);
+    let root = gix::progress::tree::Root::new();
+    let reporter = ProgressLine::start(&root);
+    let added = repo.add_worktree(
+        path,
+        gix::worktree::add::Head::Attached(branch.clone()),
+        root.add_child("add"),
+        &interrupt,
+    );
+    reporter.finish();
+    if let Err(err) = added {
+        if let Some(at) = created {
+            let _ = repo.edit_reference(gix::refs::transaction::RefEdit {
+                change: gix::refs::transaction::Change::Delete {
+                    expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(at)),
+                    log: gix::refs::transaction::RefLog::AndReference,
+                },
+                name: branch.clone(),
+                deref: false,
+            });
+        }
+        if let Some(gix::worktree::add::Error::CheckedOut { worktree_dirs, .. }) =
+            err.downcast_any_ref::<gix::worktree::add::Error>()
+        {
+            let dirs: Vec<_> = worktree_dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect();
+            return Err(error::refuse_with_hint(
+                format!(
+                    "branch '{}' is checked out in {}",
+                    branch.shorten(),
+                    dirs.join(", ")
+                ),
+                "pick another branch, or switch that worktree to another branch first",
+            ));
+        }
+        return Err(anyhow::anyhow!("{err:#}"))
+            .with_context(|| format!("cannot create worktree {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Remove a linked worktree's checkout and admin entry. `discard` drops uncommitted changes;
+/// a lock is always honoured.
+pub fn remove(repo: &gix::Repository, path: &Path, discard: bool) -> Result<()> {
+    let force = if discard {
+        gix::worktree::remove::Force::DiscardChanges
+    } else {
+        gix::worktree::remove::Force::Never
+    };
+    repo.remove_worktree(path, force, gix::progress::Discard)
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .with_context(|| format!("cannot remove worktree {}", path.display()))
+}
+
+/// An admin entry under `<common dir>/worktrees/` that points nowhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stale {
+    pub id: String,
+    pub reason: String,
+}
+
+/// Admin entries `git worktree prune` would drop: not a folder, no `gitdir` file, or a `gitdir`
+/// that points to a location that is gone. Locked entries are kept, as git keeps them.
+pub fn stale_admin_entries(common_dir: &Path) -> Result<Vec<Stale>> {
+    let dir = common_dir.join("worktrees");
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", dir.display())),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot read {}", dir.display()))?;
+        let id = entry.file_name().to_string_lossy().into_owned();
+        let admin = entry.path();
+        let reason = if !admin.is_dir() {
+            Some("not a valid directory".to_owned())
+        } else if admin.join("locked").exists() {
+            None
+        } else {
+            match fs::read_to_string(admin.join("gitdir")) {
+                Err(_) => Some("gitdir file does not exist".to_owned()),
+                Ok(text) => {
+                    let target = PathBuf::from(text.trim_end_matches(['\n', '\r']));
+                    let target = if target.is_absolute() {
+                        target
+                    } else {
+                        admin.join(target)
+                    };
+                    (!target.exists())
+                        .then(|| "gitdir file points to non-existent location".to_owned())
+                }
+            }
+        };
+        if let Some(reason) = reason {
+            out.push(Stale { id, reason });
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
+/// Drop the given admin entries, and the `worktrees/` folder once it is empty, as git does.
+pub fn drop_admin_entries(common_dir: &Path, stale: &[Stale]) -> Result<()> {
+    let dir = common_dir.join("worktrees");
+    for entry in stale {
+        let path = dir.join(&entry.id);
+        let removed = if path.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        removed.with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    let _ = fs::remove_dir(&dir);
+    Ok(())
+}
+
+/// Checkout progress on stderr, only when stderr is a terminal.
+struct ProgressLine {
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ProgressLine {
+    fn start(root: &Arc<gix::progress::tree::Root>) -> Self {
+        let done = Arc::new(AtomicBool::new(false));
+        if !std::io::stderr().is_terminal() {
+            return ProgressLine { done, thread: None };
+        }
+        let root = Arc::clone(root);
+        let stop = Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            let mut tasks = Vec::new();
+            let mut shown = false;
+            // Quiet for the first half second: a small checkout should not flash a line.
+            let mut ticks = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                ticks += 1;
+                if ticks < 5 {
+                    continue;
+                }
+                root.sorted_snapshot(&mut tasks);
+                let checkout = tasks.iter().find_map(|(_, task)| {
+                    (task.name == "checkout")
+                        .then_some(task.progress.as_ref())
+                        .flatten()
+                });
+                if let Some(value) = checkout {
+                    let step = value.step.load(Ordering::Relaxed);
+                    match value.done_at {
+                        Some(total) => eprint!("\rChecking out files: {step}/{total}"),
+                        None => eprint!("\rChecking out files: {step}"),
+                    }
+                    shown = true;
+                }
+            }
+            if shown {
+                eprintln!("\rChecking out files: done\x1b[K");
+            }
+        });
+        ProgressLine {
+            done,
+            thread: Some(thread),
+        }
+    }
+
+    fn finish(mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}

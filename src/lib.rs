@@ -1,0 +1,12 @@
+//! git berth: one linked worktree, branch and claim per AI coding agent, and the primary checkout
+//! kept out of their reach. The binary (`src/main.rs`) only parses and dispatches to `commands`.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod git;
+pub mod inventory;
+pub mod names;
+pub mod registry;
+pub mod repo;
+pub mod slug;

@@ -1,0 +1,258 @@
+//! The registry of managed worktrees: `<common dir>/berth/registry.toml`.
+//! Every write is atomic (temp file + rename) under `registry.lock`, after re-reading the file; a
+//! file that does not parse is an error that names it, and is never overwritten.
+
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::{error, names};
+
+/// The format this build reads and writes. A newer file is refused rather than rewritten without
+/// the fields this build does not know.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// All managed worktrees of one repository.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Registry {
+    #[serde(default)]
+    pub version: u32,
+    #[serde(default, rename = "worktree")]
+    pub worktrees: Vec<Record>,
+}
+
+/// One managed worktree. Later capabilities (claims, setup state, port blocks) add optional fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// The name as the user gave it.
+    pub name: String,
+    /// The name as a safe path and ref component: the folder name and the branch suffix.
+    pub slug: String,
+    pub path: PathBuf,
+    /// Short branch name, such as `berth/auth`.
+    pub branch: String,
+    /// What `--base` named (`HEAD`, `main`, a commit), as typed.
+    pub base_ref: String,
+    /// The commit the branch started from, in hex.
+    pub base_commit: String,
+    /// Seconds since the Unix epoch.
+    pub created: u64,
+}
+
+impl Registry {
+    /// The record for `name`: its exact name first, else its slug.
+    pub fn find(&self, name: &str) -> Option<&Record> {
+        self.worktrees
+            .iter()
+            .find(|r| r.name == name)
+            .or_else(|| self.worktrees.iter().find(|r| r.slug == name))
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Record> {
+        let at = self.worktrees.iter().position(|r| r.name == name)?;
+        Some(self.worktrees.remove(at))
+    }
+}
+
+/// Where the registry of one repository lives.
+#[derive(Debug, Clone)]
+pub struct Store {
+    dir: PathBuf,
+}
+
+/// The registry held under its lock; dropping it releases the lock without writing.
+pub struct Locked {
+    store: Store,
+    _lock: fslock::LockFile,
+    pub registry: Registry,
+}
+
+impl Store {
+    /// The store under `state_dir` (`<common dir>/berth`).
+    pub fn new(state_dir: PathBuf) -> Self {
+        Store { dir: state_dir }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(names::REGISTRY_FILE)
+    }
+
+    /// Read without the lock: a rename is atomic, so a reader sees the old file or the new one.
+    pub fn load(&self) -> Result<Registry> {
+        read(&self.path())
+    }
+
+    /// Take the lock and read the registry fresh, so a change is made on the latest state.
+    pub fn lock(&self) -> Result<Locked> {
+        fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create {}", self.dir.display()))?;
+        let lock_path = self.dir.join(names::REGISTRY_LOCK);
+        let mut lock = fslock::LockFile::open(&lock_path)
+            .with_context(|| format!("cannot open {}", lock_path.display()))?;
+        lock.lock()
+            .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        let registry = self.load()?;
+        Ok(Locked {
+            store: self.clone(),
+            _lock: lock,
+            registry,
+        })
+    }
+
+    /// Change the registry under its lock and save it when the change succeeds.
+    pub fn update<T>(&self, change: impl FnOnce(&mut Registry) -> Result<T>) -> Result<T> {
+        let mut locked = self.lock()?;
+        let before = locked.registry.clone();
+        let out = change(&mut locked.registry)?;
+        if locked.registry != before {
+            locked.save()?;
+        }
+        Ok(out)
+    }
+}
+
+impl Locked {
+    /// Write the registry atomically; the lock stays held until this value is dropped.
+    pub fn save(&mut self) -> Result<()> {
+        self.registry.version = FORMAT_VERSION;
+        write_atomic(&self.store.path(), &self.registry)
+    }
+}
+
+fn read(path: &Path) -> Result<Registry> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Registry::default()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    parse(&text).map_err(|reason| {
+        error::refuse_with_hint(
+            format!("corrupt registry {}: {reason}", path.display()),
+            format!(
+                "repair or move the file aside by hand; {} never rewrites it",
+                names::TOOL
+            ),
+        )
+    })
+}
+
+/// Parse a registry text; the error is one line.
+pub fn parse(text: &str) -> Result<Registry, String> {
+    let registry: Registry = toml::from_str(text).map_err(|e| e.message().replace('\n', " "))?;
+    if registry.version > FORMAT_VERSION {
+        return Err(format!(
+            "format version {} is newer than this {} understands ({FORMAT_VERSION})",
+            registry.version,
+            names::TOOL
+        ));
+    }
+    Ok(registry)
+}
+
+fn write_atomic(path: &Path, registry: &Registry) -> Result<()> {
+    let text = toml::to_string(registry).context("cannot serialize the registry")?;
+    let tmp = path.with_extension(format!("toml.tmp.{}", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(name: &str) -> Record {
+        Record {
+            name: name.into(),
+            slug: crate::slug::slug(name).unwrap(),
+            path: PathBuf::from(format!("/wt/{name}")),
+            branch: format!("berth/{name}"),
+            base_ref: "HEAD".into(),
+            base_commit: "0".repeat(40),
+            created: 1_700_000_000,
+        }
+    }
+
+    fn scratch(test: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("berth-registry-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_missing_file_is_an_empty_registry() {
+        let store = Store::new(scratch("missing"));
+        assert_eq!(store.load().unwrap(), Registry::default());
+    }
+
+    #[test]
+    fn a_saved_registry_reads_back_the_same() {
+        let dir = scratch("roundtrip");
+        let store = Store::new(dir.clone());
+        store
+            .update(|r| {
+                r.worktrees.push(record("a"));
+                r.worktrees.push(record("feat/b"));
+                Ok(())
+            })
+            .unwrap();
+        let back = store.load().unwrap();
+        assert_eq!(back.version, FORMAT_VERSION);
+        assert_eq!(back.worktrees, vec![record("a"), record("feat/b")]);
+        assert_eq!(back.find("feat-b").unwrap().name, "feat/b");
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp."))
+            .collect();
+        assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_corrupt_file_is_named_and_left_as_it_was() {
+        let dir = scratch("corrupt");
+        fs::create_dir_all(&dir).unwrap();
+        let store = Store::new(dir.clone());
+        fs::write(store.path(), "[[worktree]\nname = ").unwrap();
+        let err = store.update(|_| Ok(())).unwrap_err();
+        let (line, hint) = error::render(&err);
+        assert!(line.starts_with("corrupt registry "), "{line}");
+        assert!(line.contains("registry.toml"), "{line}");
+        assert!(hint.is_some());
+        assert_eq!(fs::read(store.path()).unwrap(), b"[[worktree]\nname = ");
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_newer_format_is_refused_not_rewritten() {
+        let err = parse("version = 99\n").unwrap_err();
+        assert!(err.contains("newer"), "{err}");
+    }
+
+    #[test]
+    fn unknown_fields_from_a_later_issue_do_not_break_reading() {
+        let text = "version = 1\n[[worktree]]\nname = \"a\"\nslug = \"a\"\npath = \"/a\"\nbranch = \"berth/a\"\nbase_ref = \"HEAD\"\nbase_commit = \"00\"\ncreated = 1\n";
+        assert_eq!(parse(text).unwrap().worktrees.len(), 1);
+    }
+}

@@ -1,0 +1,197 @@
+//! Finding the repository as git does (`GIT_DIR`, `GIT_WORK_TREE`, subdirectories, linked
+//! worktrees, bare repositories), and what every command needs from it: the common dir, the primary
+//! checkout, where the caller stands, and berth's configuration. It never writes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+
+use crate::{error, git, names};
+
+/// Where the caller stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// In the primary checkout (or one of its subdirectories).
+    Primary,
+    /// In a linked worktree.
+    Linked,
+    /// In a bare repository, with no checkout.
+    Bare,
+}
+
+/// The repository a command works on.
+pub struct Context {
+    pub repo: gix::Repository,
+    /// The common dir, as a real path: every piece of per-repository state is keyed by it.
+    pub common_dir: PathBuf,
+    /// The primary checkout, or `None` when the main repository is bare.
+    pub primary: Option<PathBuf>,
+    /// The root of the checkout the caller stands in, if any.
+    pub current: Option<PathBuf>,
+    pub standing: Standing,
+}
+
+impl Context {
+    /// Discover the repository from the current directory.
+    pub fn discover() -> Result<Self> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        Self::discover_from(&cwd)
+    }
+
+    pub fn discover_from(cwd: &Path) -> Result<Self> {
+        let repo = gix::discover_with_environment_overrides_opts(
+            cwd,
+            Default::default(),
+            git::config::open_options(),
+        )
+        .map_err(|_| {
+            error::refuse(format!(
+                "not a git repository (or any parent up to /): {}",
+                cwd.display()
+            ))
+        })?;
+        let common_dir = gix::path::realpath(repo.current_dir().join(repo.common_dir()))
+            .context("cannot resolve the repository's common dir")?;
+        let current = repo.workdir().map(real_or_same);
+        let standing = match (repo.kind(), current.is_some()) {
+            (gix::repository::Kind::LinkedWorkTree, _) => Standing::Linked,
+            (_, true) => Standing::Primary,
+            (_, false) => Standing::Bare,
+        };
+        let primary = match standing {
+            Standing::Primary => current.clone(),
+            Standing::Bare => None,
+            Standing::Linked => repo
+                .main_repo()
+                .context("cannot open the main repository")?
+                .workdir()
+                .map(real_or_same),
+        };
+        Ok(Context {
+            repo,
+            common_dir,
+            primary,
+            current,
+            standing,
+        })
+    }
+
+    /// A `berth.*` (or any) config value, with `git -c` applied.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_string())
+            .filter(|v| !v.is_empty())
+    }
+
+    /// `berth.branchPrefix`, default `berth/`.
+    pub fn branch_prefix(&self) -> String {
+        self.config_string(names::config::BRANCH_PREFIX)
+            .unwrap_or_else(|| names::DEFAULT_BRANCH_PREFIX.to_owned())
+    }
+
+    /// The branch work lands on: `berth.trunk`, else the primary checkout's branch, else `main`.
+    pub fn trunk(&self) -> String {
+        if let Some(trunk) = self.config_string(names::config::TRUNK) {
+            return trunk;
+        }
+        let main = self.repo.main_repo().ok();
+        main.as_ref()
+            .and_then(|m| m.head_name().ok().flatten())
+            .map(|name| name.shorten().to_string())
+            .unwrap_or_else(|| names::DEFAULT_TRUNK.to_owned())
+    }
+
+    /// The folder that holds this repository's worktrees: `berth.worktreeBase` (relative to the
+    /// primary checkout), else `${XDG_DATA_HOME:-~/.local/share}/git-berth/<project>-<hash>`.
+    pub fn worktree_base(&self) -> Result<PathBuf> {
+        let anchor = self
+            .primary
+            .clone()
+            .unwrap_or_else(|| self.common_dir.clone());
+        if let Some(base) = self.config_string(names::config::WORKTREE_BASE) {
+            let base = expand_home(&base);
+            return Ok(anchor.join(base));
+        }
+        let project = project_name(&anchor);
+        Ok(data_dir()?.join(format!(
+            "{project}-{}",
+            short_hash(self.common_dir.as_os_str().as_encoded_bytes())
+        )))
+    }
+
+    /// The state folder `<common dir>/berth`.
+    pub fn state_dir(&self) -> PathBuf {
+        self.common_dir.join(names::STATE_DIR)
+    }
+}
+
+/// `${XDG_DATA_HOME:-~/.local/share}/git-berth`.
+pub fn data_dir() -> Result<PathBuf> {
+    let base = std::env::var_os(names::env::XDG_DATA_HOME)
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("share")))
+        .ok_or_else(|| {
+            error::refuse_with_hint(
+                "cannot find a data directory: neither XDG_DATA_HOME nor HOME is set",
+                "export HOME, or set git config berth.worktreeBase <dir>",
+            )
+        })?;
+    Ok(base.join(names::DATA_DIR))
+}
+
+fn expand_home(path: &str) -> PathBuf {
+    match path.strip_prefix("~/") {
+        Some(rest) => dirs::home_dir()
+            .map(|h| h.join(rest))
+            .unwrap_or_else(|| PathBuf::from(path)),
+        None => PathBuf::from(path),
+    }
+}
+
+/// The primary checkout's folder name (a bare repository's without `.git`).
+fn project_name(anchor: &Path) -> String {
+    let name = anchor
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_owned());
+    let name = name.strip_suffix(".git").unwrap_or(&name).to_owned();
+    crate::slug::slug(&name).unwrap_or_else(|_| "repo".to_owned())
+}
+
+/// FNV-1a, 32 bits, hex: stable across Rust versions, unlike `DefaultHasher`, so a clone's
+/// worktree folder never moves.
+pub fn short_hash(bytes: &[u8]) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    for b in bytes {
+        hash ^= u32::from(*b);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    format!("{hash:08x}")
+}
+
+/// Paths are compared after resolving symlinks (`/tmp` vs `/private/tmp`); keep the path as given
+/// when it cannot be resolved (a worktree whose folder is gone).
+pub fn real_or_same(path: &Path) -> PathBuf {
+    gix::path::realpath(path).unwrap_or_else(|_| path.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_stable_and_short() {
+        assert_eq!(short_hash(b"/r/.git"), short_hash(b"/r/.git"));
+        assert_ne!(short_hash(b"/a/.git"), short_hash(b"/b/.git"));
+        assert_eq!(short_hash(b"").len(), 8);
+    }
+
+    #[test]
+    fn a_bare_repository_is_named_without_its_suffix() {
+        assert_eq!(project_name(Path::new("/srv/app.git")), "app");
+        assert_eq!(project_name(Path::new("/home/me/my app")), "my-app");
+    }
+}
