@@ -20,7 +20,6 @@ unless `git config berth.worktreeBase <dir>` says otherwise; branches are named 
 <berth.branchPrefix><name> (default berth/<name>).",
     after_help = "Start with: git berth add <name>, then cd \"$(git berth path <name>)\".\n\
 The manual: man git-berth (git berth --help opens it when the man page is installed).",
-    propagate_version = true,
     disable_help_subcommand = true
 )]
 pub struct Cli {

@@ -79,7 +79,8 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     let runtimes = parse_runtimes(&args.runtime)?;
     let root = checkout_root(args.target.as_deref())?;
     let want = Want { runtimes: runtimes.clone(), worktrees: args.worktrees, force: args.force };
-    let read = |rel: &str| read_file(&root.join(rel));
+    let root_for_read = root.clone();
+    let read = move |rel: &str| read_file(&root_for_read.join(rel));
     let changes = if args.uninstall { plan_uninstall(&want, &read)? } else { plan_install(&want, &read)? };
     let list = runtimes.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
     if changes.is_empty() {
@@ -256,10 +257,13 @@ fn trust_step(r: Runtime) -> &'static str {
     }
 }
 
+/// Reads a file relative to the checkout: `None` when it does not exist.
+pub type ReadFile<'a> = dyn Fn(&str) -> Result<Option<Vec<u8>>, String> + 'a;
+
 /// The changes install needs, given each file's current contents. Pure over `read`.
 pub fn plan_install(
     want: &Want,
-    read: &dyn Fn(&str) -> Result<Option<Vec<u8>>, String>,
+    read: &ReadFile<'_>,
 ) -> Result<Vec<Change>, Refusal> {
     let mut changes = Vec::new();
     for r in &want.runtimes {
@@ -298,7 +302,7 @@ pub fn plan_install(
 /// key and entry stays. Pure over `read`.
 pub fn plan_uninstall(
     want: &Want,
-    read: &dyn Fn(&str) -> Result<Option<Vec<u8>>, String>,
+    read: &ReadFile<'_>,
 ) -> Result<Vec<Change>, Refusal> {
     let ours = our_commands();
     let mut changes = Vec::new();
@@ -549,4 +553,201 @@ fn remove_empty_parents(root: &Path, file: &Path) {
 
 fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    /// An in-memory checkout: relative path to contents.
+    #[derive(Default)]
+    struct Files(RefCell<HashMap<String, Vec<u8>>>);
+
+    impl Files {
+        fn with(path: &str, text: &str) -> Files {
+            let f = Files::default();
+            f.0.borrow_mut().insert(path.into(), text.as_bytes().to_vec());
+            f
+        }
+
+        fn reader(&self) -> impl Fn(&str) -> Result<Option<Vec<u8>>, String> + '_ {
+            |p| Ok(self.0.borrow().get(p).cloned())
+        }
+
+        fn apply(&self, changes: &[Change]) {
+            for c in changes {
+                match &c.after {
+                    Some(b) => self.0.borrow_mut().insert(c.path.clone(), b.clone()),
+                    None => self.0.borrow_mut().remove(&c.path),
+                };
+            }
+        }
+
+        fn json(&self, path: &str) -> Value {
+            serde_json::from_slice(&self.0.borrow()[path]).expect("json")
+        }
+    }
+
+    fn want(runtimes: &[Runtime]) -> Want {
+        Want { runtimes: runtimes.to_vec(), worktrees: false, force: false }
+    }
+
+    const FOREIGN: &str = r#"{
+  "permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(.env)"]},
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "herdr report"}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]
+  }
+}"#;
+
+    #[test]
+    fn every_template_in_hooks_fills_to_valid_content() {
+        for r in Runtime::ALL {
+            for install in installs(r, true) {
+                match install {
+                    Install::Merge { fragment, .. } => {
+                        assert!(fragment.is_object(), "{}", r.name());
+                        assert!(is_ours(&fragment, &our_commands()));
+                        assert!(!fragment.to_string().contains('@'), "{fragment}");
+                    }
+                    Install::Whole { content, .. } => {
+                        assert!(!content.contains("@GUARD"), "{content}");
+                        assert!(content.contains(&format!("\"--runtime\",\"{}\"", r.name())) || content.contains(&guard_command(r)));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn install_merges_into_claude_settings_keeping_foreign_keys_hooks_and_permissions() {
+        let files = Files::with(names::CLAUDE_SETTINGS, FOREIGN);
+        let changes = plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan");
+        files.apply(&changes);
+        let doc = files.json(names::CLAUDE_SETTINGS);
+        let foreign: Value = serde_json::from_str(FOREIGN).expect("json");
+        assert_eq!(doc["permissions"], foreign["permissions"]);
+        assert_eq!(doc["model"], "opus");
+        assert_eq!(doc["hooks"]["SessionStart"], foreign["hooks"]["SessionStart"]);
+        let pre = doc["hooks"]["PreToolUse"].as_array().expect("list");
+        assert_eq!(pre.len(), 2);
+        assert_eq!(pre[0], foreign["hooks"]["PreToolUse"][0]);
+        assert_eq!(pre[1]["hooks"][0]["command"], "git berth guard --runtime claude");
+        assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
+        for tool in ["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"] {
+            assert!(pre[1]["matcher"].as_str().is_some_and(|m| m.split('|').any(|t| t == tool)), "{tool}");
+        }
+    }
+
+    #[test]
+    fn a_second_install_plans_no_change() {
+        let files = Files::with(names::CLAUDE_SETTINGS, FOREIGN);
+        let all = want(&Runtime::ALL);
+        files.apply(&plan_install(&all, &files.reader()).expect("plan"));
+        assert_eq!(plan_install(&all, &files.reader()).expect("plan"), vec![]);
+    }
+
+    #[test]
+    fn a_settings_file_already_holding_the_entry_in_another_layout_is_not_rewritten() {
+        let files = Files::default();
+        files.apply(&plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
+        let compact = files.json(names::CLAUDE_SETTINGS).to_string();
+        let files = Files::with(names::CLAUDE_SETTINGS, &compact);
+        assert_eq!(plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"), vec![]);
+    }
+
+    #[test]
+    fn uninstall_removes_exactly_what_install_added() {
+        let files = Files::with(names::CLAUDE_SETTINGS, FOREIGN);
+        let all = Want { worktrees: true, ..want(&Runtime::ALL) };
+        files.apply(&plan_install(&all, &files.reader()).expect("plan"));
+        assert!(files.0.borrow().len() > 5);
+        files.apply(&plan_uninstall(&all, &files.reader()).expect("plan"));
+        let left: Vec<String> = files.0.borrow().keys().cloned().collect();
+        assert_eq!(left, vec![names::CLAUDE_SETTINGS.to_string()]);
+        assert_eq!(files.json(names::CLAUDE_SETTINGS), serde_json::from_str::<Value>(FOREIGN).expect("json"));
+        assert_eq!(plan_uninstall(&all, &files.reader()).expect("plan"), vec![]);
+    }
+
+    #[test]
+    fn uninstall_keeps_a_foreign_handler_added_to_berths_group() {
+        let files = Files::default();
+        files.apply(&plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
+        let mut doc = files.json(names::CLAUDE_SETTINGS);
+        doc["hooks"]["PreToolUse"][0]["hooks"].as_array_mut().expect("list").push(json_handler("mine"));
+        let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
+        files.apply(&plan_uninstall(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
+        let left = files.json(names::CLAUDE_SETTINGS);
+        assert_eq!(left["hooks"]["PreToolUse"][0]["hooks"], Value::Array(vec![json_handler("mine")]));
+    }
+
+    fn json_handler(cmd: &str) -> Value {
+        serde_json::json!({"type": "command", "command": cmd})
+    }
+
+    #[test]
+    fn worktrees_adds_the_worktree_hooks_to_claude_settings() {
+        let files = Files::default();
+        let w = Want { worktrees: true, ..want(&[Runtime::Claude]) };
+        files.apply(&plan_install(&w, &files.reader()).expect("plan"));
+        let doc = files.json(names::CLAUDE_SETTINGS);
+        assert_eq!(doc["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"], "git berth hook worktree-create");
+        assert_eq!(doc["hooks"]["WorktreeRemove"][0]["hooks"][0]["command"], "git berth hook worktree-remove");
+    }
+
+    #[test]
+    fn a_changed_berth_file_is_refused_without_force_and_replaced_with_it() {
+        let files = Files::with(names::OPENCODE_PLUGIN, "// mine\n");
+        let err = plan_install(&want(&[Runtime::Opencode]), &files.reader()).expect_err("refused");
+        assert!(err.what.contains(names::OPENCODE_PLUGIN), "{}", err.what);
+        assert!(err.hint.as_deref().is_some_and(|h| h.contains("--force")));
+        let forced = plan_install(&Want { force: true, ..want(&[Runtime::Opencode]) }, &files.reader()).expect("plan");
+        assert_eq!(forced.len(), 1);
+    }
+
+    #[test]
+    fn a_changed_berth_hook_entry_is_refused_without_force() {
+        let files = Files::default();
+        files.apply(&plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
+        let mut doc = files.json(names::CLAUDE_SETTINGS);
+        doc["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99.into();
+        let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
+        assert!(plan_install(&want(&[Runtime::Claude]), &files.reader()).is_err());
+        let forced = plan_install(&Want { force: true, ..want(&[Runtime::Claude]) }, &files.reader()).expect("plan");
+        files.apply(&forced);
+        assert_eq!(files.json(names::CLAUDE_SETTINGS)["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1));
+    }
+
+    #[test]
+    fn a_settings_file_that_does_not_parse_is_refused_and_never_overwritten() {
+        let files = Files::with(names::CLAUDE_SETTINGS, "{ not json");
+        let err = plan_install(&Want { force: true, ..want(&[Runtime::Claude]) }, &files.reader()).expect_err("refused");
+        assert!(err.what.contains("does not parse"), "{}", err.what);
+    }
+
+    #[test]
+    fn runtimes_are_a_comma_list_without_duplicates_and_default_to_the_seeds_three() {
+        let list = |s: &[&str]| parse_runtimes(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(list(&[]).expect("ok"), DEFAULT_RUNTIMES.to_vec());
+        assert_eq!(list(&["pi", "claude", "pi"]).expect("ok"), vec![Runtime::Pi, Runtime::Claude]);
+        let err = list(&["claude", "vim"]).expect_err("unknown");
+        assert!(err.what.contains("'vim'"));
+    }
+
+    #[test]
+    fn cursor_and_codex_files_are_merged_beside_foreign_hooks() {
+        let files = Files::with(names::CURSOR_HOOKS, r#"{"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}}"#);
+        files.apply(&plan_install(&want(&[Runtime::Cursor]), &files.reader()).expect("plan"));
+        let doc = files.json(names::CURSOR_HOOKS);
+        assert_eq!(doc["hooks"]["afterFileEdit"][0]["command"], "fmt");
+        assert_eq!(doc["hooks"]["beforeShellExecution"][0]["failClosed"], true);
+        files.apply(&plan_uninstall(&want(&[Runtime::Cursor]), &files.reader()).expect("plan"));
+        assert_eq!(
+            files.json(names::CURSOR_HOOKS),
+            serde_json::json!({"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}})
+        );
+    }
 }

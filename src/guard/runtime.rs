@@ -361,3 +361,169 @@ fn pi(v: &Value, home: Option<&Path>) -> Result<Request, String> {
         _ => unknown_tool(cwd),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::tests::{HOME, LINKED, PRIMARY, fake_probe};
+    use crate::guard::{Hatches, decide};
+
+    macro_rules! cases {
+        ($rt:literal) => {
+            [
+                ("allow", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/allow.json"))),
+                ("block", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/block.json"))),
+                ("malformed", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/malformed.json"))),
+                ("read-only", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/read-only.json"))),
+            ]
+        };
+    }
+
+    fn fixture(runtime: Runtime, case: &str) -> String {
+        let all = match runtime {
+            Runtime::Claude => cases!("claude"),
+            Runtime::Codex => cases!("codex"),
+            Runtime::Gemini => cases!("gemini"),
+            Runtime::Cursor => cases!("cursor"),
+            Runtime::Copilot => cases!("copilot"),
+            Runtime::Opencode => cases!("opencode"),
+            Runtime::Pi => cases!("pi"),
+        };
+        let text = all.iter().find(|(c, _)| *c == case).map(|(_, t)| *t).unwrap_or_default();
+        text.replace("@PRIMARY@", PRIMARY).replace("@LINKED@", LINKED)
+    }
+
+    fn answer(runtime: Runtime, json: &str) -> Reply {
+        let decision = match parse(runtime, json, Path::new("/nowhere"), Some(Path::new(HOME))) {
+            Ok(Request::ReadOnly) => Decision::Allow(crate::guard::Why::ReadOnlyTool),
+            Ok(Request::Act(a)) => decide(&Hatches::default(), &a, Some(Path::new(HOME)), &mut fake_probe),
+            Err(what) => Decision::Block(crate::guard::Block::Failed { what }),
+        };
+        reply(Some(runtime), &decision)
+    }
+
+    fn assert_allows(r: &Reply) {
+        assert_eq!(r, &Reply { code: 0, stdout: String::new(), stderr: String::new() });
+    }
+
+    fn assert_blocks(runtime: Runtime, r: &Reply) {
+        assert!(!r.stderr.is_empty());
+        match runtime {
+            Runtime::Copilot => {
+                assert_eq!(r.code, 0);
+                let v: Value = serde_json::from_str(&r.stdout).expect("deny JSON");
+                assert_eq!(v["permissionDecision"], "deny");
+                assert!(v["permissionDecisionReason"].as_str().is_some_and(|s| !s.is_empty()));
+            }
+            Runtime::Cursor => {
+                assert_eq!(r.code, BLOCK);
+                let v: Value = serde_json::from_str(&r.stdout).expect("deny JSON");
+                assert_eq!(v["permission"], "deny");
+            }
+            _ => {
+                assert_eq!(r.code, BLOCK);
+                assert!(r.stdout.is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn every_runtime_allows_its_allow_fixture_silently() {
+        for rt in Runtime::ALL {
+            assert_allows(&answer(rt, &fixture(rt, "allow")));
+        }
+    }
+
+    #[test]
+    fn every_runtime_blocks_its_block_fixture_in_its_own_form() {
+        for rt in Runtime::ALL {
+            let r = answer(rt, &fixture(rt, "block"));
+            assert_blocks(rt, &r);
+            assert!(r.stderr.contains("is protected"), "{}: {}", rt.name(), r.stderr);
+        }
+    }
+
+    #[test]
+    fn every_runtime_blocks_json_that_does_not_parse() {
+        for rt in Runtime::ALL {
+            let r = answer(rt, &fixture(rt, "malformed"));
+            assert_blocks(rt, &r);
+            assert!(r.stderr.contains("does not parse"), "{}: {}", rt.name(), r.stderr);
+        }
+    }
+
+    #[test]
+    fn every_runtime_allows_a_read_only_tool_in_the_primary_checkout() {
+        for rt in Runtime::ALL {
+            assert_allows(&answer(rt, &fixture(rt, "read-only")));
+        }
+    }
+
+    #[test]
+    fn json_that_lacks_what_the_tool_needs_blocks_with_a_reason() {
+        let cases = [
+            (Runtime::Claude, r#"{"cwd":"/repo/linked","tool_name":"Bash","tool_input":{}}"#, "command"),
+            (Runtime::Claude, r#"{"cwd":"/repo/linked","tool_name":"Edit","tool_input":{}}"#, "file_path"),
+            (Runtime::Claude, r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#, "cwd"),
+            (Runtime::Claude, r#"{"cwd":"relative","tool_name":"Bash","tool_input":{"command":"ls"}}"#, "absolute"),
+            (Runtime::Claude, r#"[]"#, "not an object"),
+            (Runtime::Codex, r#"{"cwd":"/repo/linked","tool_name":"apply_patch","tool_input":{"command":"no markers"}}"#, "names no file"),
+            (Runtime::Copilot, r#"{"cwd":"/repo/linked","toolName":"bash","toolArgs":"{oops"}"#, "toolArgs"),
+            (Runtime::Opencode, r#"{"tool":"edit","args":{},"directory":"/repo/linked"}"#, "filePath"),
+            (Runtime::Pi, r#"{"tool":"write","input":{},"cwd":"/repo/linked"}"#, "path"),
+            (Runtime::Gemini, r#"{"cwd":"/repo/linked","tool_name":"replace","tool_input":{}}"#, "file_path"),
+        ];
+        for (rt, json, word) in cases {
+            let r = answer(rt, json);
+            assert_blocks(rt, &r);
+            assert!(r.stderr.contains(word), "{}: {} lacks {word}", rt.name(), r.stderr);
+        }
+    }
+
+    #[test]
+    fn an_unknown_tool_is_judged_by_where_the_agent_stands() {
+        let primary = r#"{"cwd":"/repo/primary","tool_name":"mcp__fs__write","tool_input":{}}"#;
+        let linked = r#"{"cwd":"/repo/linked","tool_name":"mcp__fs__write","tool_input":{}}"#;
+        assert_blocks(Runtime::Claude, &answer(Runtime::Claude, primary));
+        assert_allows(&answer(Runtime::Claude, linked));
+    }
+
+    #[test]
+    fn a_notebook_edit_is_judged_by_its_notebook_path() {
+        let j = r#"{"cwd":"/repo/linked","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/repo/primary/a.ipynb"}}"#;
+        assert_blocks(Runtime::Claude, &answer(Runtime::Claude, j));
+    }
+
+    #[test]
+    fn the_copilot_vs_code_payload_is_read_too() {
+        let j = r#"{"hook_event_name":"PreToolUse","cwd":"/repo/linked","tool_name":"create","tool_input":{"path":"/repo/primary/x"}}"#;
+        assert_blocks(Runtime::Copilot, &answer(Runtime::Copilot, j));
+    }
+
+    #[test]
+    fn pi_paths_with_at_and_tilde_are_resolved_as_pi_does() {
+        let at = r#"{"tool":"edit","input":{"path":"@../primary/a"},"cwd":"/repo/linked"}"#;
+        let tilde = r#"{"tool":"edit","input":{"path":"~/primary/a"},"cwd":"/repo/linked"}"#;
+        assert_blocks(Runtime::Pi, &answer(Runtime::Pi, at));
+        assert_blocks(Runtime::Pi, &answer(Runtime::Pi, tilde));
+    }
+
+    #[test]
+    fn opencode_patch_paths_are_relative_to_the_worktree() {
+        let patch = "*** Begin Patch\n*** Add File: ../primary/x\n+hi\n*** End Patch";
+        let j = json!({"tool":"apply_patch","args":{"patchText":patch},"directory":"/repo/linked/sub","worktree":"/repo/linked"});
+        assert_blocks(Runtime::Opencode, &answer(Runtime::Opencode, &j.to_string()));
+    }
+
+    #[test]
+    fn a_patch_names_every_file_it_adds_updates_deletes_or_moves_to() {
+        let patch = "*** Begin Patch\n*** Add File: a\n*** Update File: b\n*** Move to: c\n*** Delete File: d\n*** End Patch";
+        assert_eq!(patch_files(patch), ["a", "b", "c", "d"].map(PathBuf::from));
+    }
+
+    #[test]
+    fn a_command_given_as_argv_is_joined_with_shell_quoting() {
+        let j = r#"{"cwd":"/repo/linked","tool_name":"Bash","tool_input":{"command":["sh","-c","cd /repo/primary && touch x"]}}"#;
+        assert_blocks(Runtime::Codex, &answer(Runtime::Codex, j));
+    }
+}

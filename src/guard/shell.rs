@@ -438,22 +438,35 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// `GIT_DIR=x`, `--git-dir=x`, `--git-dir x`, wherever they stand in the command.
+    /// `GIT_DIR=x` as an assignment (or an `env`/`export` argument), and `--git-dir=x`,
+    /// `--git-dir x`, `--work-tree ...` after a `git`. The same text in a quoted argument of
+    /// another program (`grep 'GIT_DIR=x'`) points nobody anywhere.
     fn git_places(&mut self, words: &[Value]) {
+        let (mut after_git, mut after_env) = (false, false);
         for (i, v) in words.iter().enumerate() {
             let raw = v.word.raw.as_str();
             let key = v.text.as_deref().unwrap_or_else(|| raw.trim_start_matches(['"', '\'']));
+            let assignment = is_assignment(v) || after_env;
             for name in GIT_PLACE_VARIABLES.iter().chain(GIT_PLACE_OPTIONS) {
+                let is_option = GIT_PLACE_OPTIONS.contains(name);
+                if (is_option && !after_git) || (!is_option && !assignment) {
+                    continue;
+                }
                 let Some(rest) = key.strip_prefix(name) else { continue };
                 if let Some(value) = rest.strip_prefix('=') {
                     let text = v.text.as_ref().map(|_| value.to_string());
                     self.place(text.as_deref(), raw, true);
-                } else if rest.is_empty() && GIT_PLACE_OPTIONS.contains(name) {
+                } else if rest.is_empty() && is_option {
                     match words.get(i + 1) {
                         Some(next) => self.place(next.text.as_deref(), &next.word.raw, true),
                         None => self.targets.push(Target::Unknown(raw.to_string())),
                     }
                 }
+            }
+            match v.program() {
+                Some("git") => after_git = true,
+                Some("env" | "export" | "declare" | "typeset" | "local" | "readonly") => after_env = true,
+                _ => {}
             }
         }
     }
@@ -491,13 +504,12 @@ impl Walk<'_> {
         let flag = args.iter().position(|v| {
             v.text.as_deref().is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
         });
-        match flag {
-            Some(i) => match args.get(i + 1).and_then(|v| v.text.as_deref()) {
+        // Without `-c` (`bash script.sh`, `sh < file`) the script's text is not ours to read.
+        if let Some(i) = flag {
+            match args.get(i + 1).and_then(|v| v.text.as_deref()) {
                 Some(text) => self.nested_text(text)?,
                 None => self.targets.push(Target::Unknown(raw_of(&args[i..]))),
-            },
-            // `bash script.sh` or `sh < file`: the script's text is not ours to read.
-            None => {}
+            }
         }
         Ok(())
     }
@@ -576,4 +588,74 @@ fn unquote(w: &Word) -> Option<String> {
 
 fn raw_of(args: &[Value]) -> String {
     args.iter().map(|v| v.word.raw.as_str()).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(cmd: &str) -> Vec<Target> {
+        targets(cmd, Path::new("/w"), Some(Path::new("/home/u"))).expect("tokenizes")
+    }
+
+    fn dir(p: &str) -> Target {
+        Target::Dir(p.into())
+    }
+
+    #[test]
+    fn cd_and_pushd_name_the_directories_they_enter() {
+        assert_eq!(t("cd /a && make"), vec![dir("/a")]);
+        assert_eq!(t("pushd sub"), vec![dir("/w/sub")]);
+        assert_eq!(t("cd"), vec![dir("/home/u")]);
+        assert_eq!(t("cd ~/x"), vec![dir("/home/u/x")]);
+        assert_eq!(t("cd -P '/a b'"), vec![dir("/a b")]);
+    }
+
+    #[test]
+    fn a_relative_path_after_a_cd_is_resolved_against_every_directory_it_may_be_in() {
+        assert_eq!(t("cd a; echo > f"), vec![dir("/w/a"), Target::File("/w/f".into()), Target::File("/w/a/f".into())]);
+    }
+
+    #[test]
+    fn redirections_to_descriptors_and_reads_land_nowhere() {
+        assert!(t("a 2>&1 >&2 <in 3<&0 >&- <<EOF").is_empty());
+        assert_eq!(t("a &>> log"), vec![Target::File("/w/log".into())]);
+    }
+
+    #[test]
+    fn quoted_operators_are_words_not_operators() {
+        assert!(t("echo 'a > b; cd /x' \"c > d\" e\\>f").is_empty());
+    }
+
+    #[test]
+    fn git_options_count_only_after_git() {
+        assert_eq!(t("git -C /r --git-dir=/g --work-tree /t log"), vec![dir("/g"), dir("/t"), dir("/r")]);
+        assert!(t("echo --git-dir=/g -C /r").is_empty());
+    }
+
+    #[test]
+    fn values_only_the_shell_knows_are_unknown() {
+        assert_eq!(t("cd $X"), vec![Target::Unknown("$X".into())]);
+        assert_eq!(t("echo > \"${OUT}\""), vec![Target::Unknown("\"${OUT}\"".into())]);
+        assert_eq!(t("cd -"), vec![Target::Unknown("cd -".into())]);
+    }
+
+    #[test]
+    fn nested_shell_text_and_substitutions_are_followed() {
+        assert_eq!(t("sh -c 'cd /a'"), vec![dir("/a")]);
+        assert_eq!(t("x=$(cd /b; pwd)"), vec![dir("/b")]);
+        assert_eq!(t("echo \"`cd /c`\""), vec![dir("/c")]);
+    }
+
+    #[test]
+    fn unterminated_quotes_and_substitutions_do_not_tokenize() {
+        for c in ["echo 'a", "echo \"a", "echo $(a", "echo `a", "echo ${a", "echo $'a", "echo >"] {
+            assert!(targets(c, Path::new("/w"), None).is_err(), "{c}");
+        }
+    }
+
+    #[test]
+    fn a_comment_is_not_scanned() {
+        assert!(t("ls # it's > /x").is_empty());
+    }
 }
