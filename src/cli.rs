@@ -41,4 +41,6 @@ pub enum Command {
     Remove(commands::remove::RemoveArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
+    /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
+    Hook(commands::hook::HookArgs),
 }

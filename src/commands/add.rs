@@ -46,6 +46,13 @@ pub struct Added {
 }
 
 pub fn run(ctx: &Context, args: &AddArgs, out: &mut dyn Write) -> Result<()> {
+    let added = add(ctx, args)?;
+    report(out, args.json, &added)
+}
+
+/// Create (or reuse) the worktree `args` describe; what was made is returned, nothing printed
+/// on stdout.
+pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
     let slug = slug::slug(&args.name)?;
     let store = Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
@@ -58,7 +65,7 @@ pub fn run(ctx: &Context, args: &AddArgs, out: &mut dyn Write) -> Result<()> {
     {
         let existing = existing.clone();
         drop(locked);
-        return reuse(ctx, args, &existing, out);
+        return reuse(ctx, args, &existing);
     }
     if let Some(other) = locked.registry.worktrees.iter().find(|r| r.slug == slug) {
         return Err(refuse_with_hint(
@@ -180,18 +187,14 @@ pub fn run(ctx: &Context, args: &AddArgs, out: &mut dyn Write) -> Result<()> {
     let head = graph::branch_tip(&ctx.repo, &branch).unwrap_or(base_commit);
     git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &path, head)?;
 
-    report(
-        out,
-        args.json,
-        &Added {
-            name: args.name.clone(),
-            path,
-            branch,
-            base: base_commit.to_string(),
-            base_ref,
-            reused: false,
-        },
-    )
+    Ok(Added {
+        name: args.name.clone(),
+        path,
+        branch,
+        base: base_commit.to_string(),
+        base_ref,
+        reused: false,
+    })
 }
 
 enum Plan {
@@ -200,7 +203,7 @@ enum Plan {
 }
 
 /// Hand back a worktree that already exists under this name.
-fn reuse(ctx: &Context, args: &AddArgs, record: &Record, out: &mut dyn Write) -> Result<()> {
+fn reuse(ctx: &Context, args: &AddArgs, record: &Record) -> Result<Added> {
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(
@@ -243,18 +246,14 @@ fn reuse(ctx: &Context, args: &AddArgs, record: &Record, out: &mut dyn Write) ->
             args.name
         );
     }
-    report(
-        out,
-        args.json,
-        &Added {
-            name: record.name.clone(),
-            path: record.path.clone(),
-            branch: record.branch.clone(),
-            base: record.base_commit.clone(),
-            base_ref: record.base_ref.clone(),
-            reused: true,
-        },
-    )
+    Ok(Added {
+        name: record.name.clone(),
+        path: record.path.clone(),
+        branch: record.branch.clone(),
+        base: record.base_commit.clone(),
+        base_ref: record.base_ref.clone(),
+        reused: true,
+    })
 }
 
 fn report(out: &mut dyn Write, json: bool, added: &Added) -> Result<()> {

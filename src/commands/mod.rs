@@ -1,6 +1,7 @@
 //! One file per command: its clap arguments and the function that runs it.
 
 pub mod add;
+pub mod hook;
 pub mod list;
 pub mod path;
 pub mod prune;
@@ -15,6 +16,9 @@ use crate::repo::Context;
 
 /// Run a parsed command against the repository found from the current directory.
 pub fn dispatch(command: &Command, out: &mut dyn Write) -> Result<()> {
+    if let Command::Hook(args) = command {
+        return hook::run(args, out);
+    }
     let ctx = Context::discover()?;
     match command {
         Command::Add(args) => add::run(&ctx, args, out),
@@ -22,6 +26,7 @@ pub fn dispatch(command: &Command, out: &mut dyn Write) -> Result<()> {
         Command::Path(args) => path::run(&ctx, args, out),
         Command::Remove(args) => remove::run(&ctx, args, out),
         Command::Prune(args) => prune::run(&ctx, args, out),
+        Command::Hook(_) => unreachable!("handled before discovery"),
     }
 }
 
