@@ -23,6 +23,9 @@ The manual: man git-berth (git berth --help opens it when the man page is instal
     disable_help_subcommand = true
 )]
 pub struct Cli {
+    /// Session that holds claims [default: $BERTH_SESSION, else <user>@<host>]
+    #[arg(long, global = true, value_name = "ID")]
+    pub session: Option<String>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -34,6 +37,10 @@ pub enum Command {
     /// Show the managed worktrees: branch, base, ahead/behind, dirty, path
     #[command(visible_alias = "ls")]
     List(commands::list::ListArgs),
+    /// Take a worktree for your session without creating one
+    Claim(commands::claim::ClaimArgs),
+    /// Give a worktree back so another session can claim it
+    Release(commands::release::ReleaseArgs),
     /// Print the path of a worktree
     Path(commands::path::PathArgs),
     /// Remove worktrees that hold no uncommitted or unmerged work
@@ -41,6 +48,10 @@ pub enum Command {
     Remove(commands::remove::RemoveArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
+    /// Decide whether an agent's next action may run (exit 0 allow, 2 block)
+    Guard(commands::guard::GuardArgs),
+    /// Wire the guard into a repository for each agent runtime
+    Init(commands::init::InitArgs),
     /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
     Hook(commands::hook::HookArgs),
 }

@@ -7,9 +7,16 @@ use clap::Parser as _;
 
 fn main() -> ExitCode {
     let cli = berth::cli::Cli::parse();
+    // The guard runs before every tool call of every agent: it answers with its own exit code
+    // and opens no repository unless its decision needs one. `init` prints its own errors.
+    match &cli.command {
+        berth::cli::Command::Guard(args) => return exit_code(berth::commands::guard::run(args)),
+        berth::cli::Command::Init(args) => return exit_code(berth::commands::init::run(args)),
+        _ => {}
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    match berth::commands::dispatch(&cli.command, &mut out) {
+    match berth::commands::dispatch(&cli, &mut out) {
         Ok(()) => {
             let _ = out.flush();
             ExitCode::SUCCESS
@@ -24,4 +31,8 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

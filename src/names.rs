@@ -19,12 +19,15 @@ pub const DATA_DIR: &str = "git-berth";
 pub const DEFAULT_BRANCH_PREFIX: &str = "berth/";
 /// Trunk when neither `berth.trunk` nor the primary checkout names one.
 pub const DEFAULT_TRUNK: &str = "main";
+/// How long a claim lives when `berth.claimTtl` is not set.
+pub const DEFAULT_CLAIM_TTL: &str = "12h";
 
 /// Git configuration keys berth reads.
 pub mod config {
     pub const WORKTREE_BASE: &str = "berth.worktreeBase";
     pub const BRANCH_PREFIX: &str = "berth.branchPrefix";
     pub const TRUNK: &str = "berth.trunk";
+    pub const CLAIM_TTL: &str = "berth.claimTtl";
 }
 
 /// Environment variables berth reads.
@@ -33,7 +36,15 @@ pub mod env {
     pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
     /// How `git -c key=value` hands its values to the commands it runs.
     pub const GIT_CONFIG_PARAMETERS: &str = "GIT_CONFIG_PARAMETERS";
-    /// Unset to disable colour (<https://no-color.org>).
+    /// The session that holds claims, when `--session` is not given.
+    pub const SESSION: &str = "BERTH_SESSION";
+    /// The process whose life a claim follows, when the nearest agent ancestor is not the one.
+    pub const SESSION_PID: &str = "BERTH_SESSION_PID";
+    /// Escape hatch: `1` lets an agent act in the primary checkout.
+    pub const ALLOW_MAIN_WORKTREE: &str = "BERTH_ALLOW_MAIN_WORKTREE";
+    /// `1` marks the orchestrating (master) session, which may work in the primary checkout.
+    pub const MASTER_SESSION: &str = "BERTH_MASTER_SESSION";
+    /// Set to disable colour (<https://no-color.org>).
     pub const NO_COLOR: &str = "NO_COLOR";
 }
 
@@ -43,3 +54,12 @@ pub const COMMITTER_EMAIL_FALLBACK: &str = "git-berth@localhost";
 
 /// The hook git runs after `git worktree add`; berth runs it the same way.
 pub const POST_CHECKOUT_HOOK: &str = "post-checkout";
+
+/// Files `git berth init` writes or merges, relative to the repository root.
+pub const CLAUDE_SETTINGS: &str = ".claude/settings.json";
+pub const CODEX_HOOKS: &str = ".codex/hooks.json";
+pub const GEMINI_SETTINGS: &str = ".gemini/settings.json";
+pub const CURSOR_HOOKS: &str = ".cursor/hooks.json";
+pub const COPILOT_HOOKS: &str = ".github/hooks/berth-guard.json";
+pub const OPENCODE_PLUGIN: &str = ".opencode/plugins/berth-guard.ts";
+pub const PI_EXTENSION: &str = ".pi/extensions/berth-guard.ts";

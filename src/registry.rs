@@ -40,6 +40,20 @@ pub struct Record {
     pub base_commit: String,
     /// Seconds since the Unix epoch.
     pub created: u64,
+    /// Who holds the worktree, if anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<crate::session::Claim>,
+    /// Written before the worktree is made and cleared after: a record still marked when its
+    /// lock is free belongs to an `add` that died midway, and is rolled back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creating: Option<Creating>,
+}
+
+/// What an unfinished `add` had begun, so that rolling it back removes only what it made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Creating {
+    /// The branch was to be created by this add (and may be deleted again).
+    pub new_branch: bool,
 }
 
 impl Registry {
@@ -49,6 +63,15 @@ impl Registry {
             .iter()
             .find(|r| r.name == name)
             .or_else(|| self.worktrees.iter().find(|r| r.slug == name))
+    }
+
+    pub fn find_mut(&mut self, name: &str) -> Option<&mut Record> {
+        let at = self
+            .worktrees
+            .iter()
+            .position(|r| r.name == name)
+            .or_else(|| self.worktrees.iter().position(|r| r.slug == name))?;
+        self.worktrees.get_mut(at)
     }
 
     pub fn remove(&mut self, name: &str) -> Option<Record> {
@@ -189,6 +212,8 @@ mod tests {
             base_ref: "HEAD".into(),
             base_commit: "0".repeat(40),
             created: 1_700_000_000,
+            claim: None,
+            creating: None,
         }
     }
 

@@ -29,6 +29,8 @@ pub struct Context {
     /// The root of the checkout the caller stands in, if any.
     pub current: Option<PathBuf>,
     pub standing: Standing,
+    /// `--session`, when given.
+    pub session_flag: Option<String>,
 }
 
 impl Context {
@@ -73,6 +75,25 @@ impl Context {
             primary,
             current,
             standing,
+            session_flag: None,
+        })
+    }
+
+    /// The caller's session (`--session`, `BERTH_SESSION`, `<user>@<host>`).
+    pub fn session(&self) -> Result<crate::session::Session> {
+        crate::session::current(self.session_flag.as_deref())
+    }
+
+    /// `berth.claimTtl` in seconds, default 12h; a value that does not read is an error.
+    pub fn claim_ttl(&self) -> Result<u64> {
+        let raw = self
+            .config_string(names::config::CLAIM_TTL)
+            .unwrap_or_else(|| names::DEFAULT_CLAIM_TTL.to_owned());
+        crate::session::parse_duration(&raw).ok_or_else(|| {
+            error::refuse_with_hint(
+                format!("{} is '{raw}', not a duration", names::config::CLAIM_TTL),
+                format!("git config {} 12h", names::config::CLAIM_TTL),
+            )
         })
     }
 

@@ -1,6 +1,8 @@
-//! `git berth add`: create a worktree on a new branch (or reuse the one of that name), register it,
-//! print its path. The registry lock is held from the name check to the registry write, so two
-//! adds of one name cannot both create it; the post-checkout hook runs after the lock is released.
+//! `git berth add`: create a worktree on a new branch (or reuse the one of that name), register
+//! and claim it, print its path. The registry lock is held from the name check to the final
+//! registry write, so two adds of one name cannot both create it. A record marked `creating` is
+//! written before anything is made; if the process dies midway, the next `add` or `prune` finds
+//! the mark under a free lock and rolls the half-made worktree back.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,9 +12,11 @@ use serde::Serialize;
 
 use crate::error::refuse_with_hint;
 use crate::git::{self, graph, worktrees};
-use crate::registry::{self, Record, Store};
+use crate::registry::{self, Creating, Locked, Record, Store};
 use crate::repo::{Context, real_or_same};
 use crate::{inventory, names, slug};
+
+use super::claim::{self, Taken};
 
 #[derive(Debug, clap::Args)]
 pub struct AddArgs {
@@ -43,29 +47,39 @@ pub struct Added {
     /// What `--base` named.
     pub base_ref: String,
     pub reused: bool,
+    /// The session that now holds it.
+    pub session: String,
+    /// A stale claim of another session was replaced.
+    pub reclaimed_stale: bool,
 }
 
 pub fn run(ctx: &Context, args: &AddArgs, out: &mut dyn Write) -> Result<()> {
     let added = add(ctx, args)?;
-    report(out, args.json, &added)
+    if args.json {
+        super::write_json(out, &added)
+    } else {
+        writeln!(out, "{}", added.path.display())?;
+        Ok(())
+    }
 }
 
 /// Create (or reuse) the worktree `args` describe; what was made is returned, nothing printed
 /// on stdout.
 pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
     let slug = slug::slug(&args.name)?;
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
     let store = Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
+    roll_back_dead_adds(ctx, &mut locked)?;
 
-    if let Some(existing) = locked
+    if locked
         .registry
         .worktrees
         .iter()
-        .find(|r| r.name == args.name)
+        .any(|r| r.name == args.name)
     {
-        let existing = existing.clone();
-        drop(locked);
-        return reuse(ctx, args, &existing);
+        return reuse(ctx, args, locked, &me, ttl);
     }
     if let Some(other) = locked.registry.worktrees.iter().find(|r| r.slug == slug) {
         return Err(refuse_with_hint(
@@ -88,122 +102,182 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
             "remove it, or pick another name",
         ));
     }
-
-    let (plan, base_ref, base_commit) = match &args.branch {
-        Some(branch) => {
-            let tip = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
-                refuse_with_hint(
-                    format!("branch '{branch}' does not exist"),
-                    format!(
-                        "start a new branch from it: {} add {} --base {branch}",
-                        names::TOOL,
-                        args.name
-                    ),
-                )
-            })?;
-            (Plan::Existing(branch.clone()), branch.clone(), tip)
+    let plan = plan(ctx, args, &slug)?;
+    if !plan.new_branch {
+        let dirs = worktrees::checked_out_in(&ctx.repo, &plan.branch)?;
+        if !dirs.is_empty() {
+            return Err(worktrees::checked_out_elsewhere(&plan.branch, &dirs));
         }
-        None => {
-            // `HEAD` is recorded as the branch it names, so ahead/behind follow that branch later.
-            let base_ref = match args.base.as_deref() {
-                None | Some("HEAD") => ctx
-                    .repo
-                    .head_name()
-                    .ok()
-                    .flatten()
-                    .map(|n| n.shorten().to_string())
-                    .unwrap_or_else(|| "HEAD".to_owned()),
-                Some(rev) => rev.to_owned(),
-            };
-            let base = graph::resolve_commit(&ctx.repo, &base_ref).ok_or_else(|| {
-                refuse_with_hint(
-                    format!("base '{base_ref}' is not a commit"),
-                    "name a branch, tag or commit that exists: git log --oneline",
-                )
-            })?;
-            let branch = format!("{}{slug}", ctx.branch_prefix());
-            git::branch_ref(&branch)?;
-            match graph::branch_tip(&ctx.repo, &branch) {
-                // A branch kept by an earlier `remove` is resumed, not replaced.
-                Some(tip) => {
-                    eprintln!("resuming existing branch {branch}");
-                    let fork = ctx
-                        .repo
-                        .merge_base(tip, base)
-                        .ok()
-                        .flatten()
-                        .map(|id| id.detach())
-                        .unwrap_or(base);
-                    (Plan::Existing(branch), base_ref, fork)
-                }
-                None => (Plan::New(branch), base_ref, base),
-            }
-        }
-    };
-
-    let (branch, checkout) = match &plan {
-        Plan::New(branch) => (
-            branch.clone(),
-            worktrees::Checkout::NewBranch {
-                branch,
-                at: base_commit,
-                from: &base_ref,
-            },
-        ),
-        Plan::Existing(branch) => (branch.clone(), worktrees::Checkout::Existing { branch }),
-    };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
     }
-    worktrees::create(&ctx.repo, &path, checkout)?;
-    let path = real_or_same(&path);
 
-    let record = Record {
+    let parent = path.parent().expect("a worktree path has a parent");
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    // The record must name the path exactly as git's admin files will, for a later rollback.
+    let path = real_or_same(parent).join(path.file_name().expect("the slug"));
+    let now = registry::now();
+    locked.registry.worktrees.push(Record {
         name: args.name.clone(),
         slug,
         path: path.clone(),
-        branch: branch.clone(),
-        base_ref: base_ref.clone(),
-        base_commit: base_commit.to_string(),
-        created: registry::now(),
+        branch: plan.branch.clone(),
+        base_ref: plan.base_ref.clone(),
+        base_commit: plan.base_commit.to_string(),
+        created: now,
+        claim: Some(me.claim(now)),
+        creating: Some(Creating {
+            new_branch: plan.new_branch,
+        }),
+    });
+    locked.save()?;
+    pause_point();
+
+    let checkout = if plan.new_branch {
+        worktrees::Checkout::NewBranch {
+            branch: &plan.branch,
+            at: plan.base_commit,
+            from: &plan.base_ref,
+        }
+    } else {
+        worktrees::Checkout::Existing {
+            branch: &plan.branch,
+        }
     };
-    locked.registry.worktrees.push(record);
+    if let Err(err) = worktrees::create(&ctx.repo, &path, checkout) {
+        locked.registry.remove(&args.name);
+        locked.save()?;
+        return Err(err);
+    }
+    let real = real_or_same(&path);
+    let record = locked
+        .registry
+        .worktrees
+        .iter_mut()
+        .find(|r| r.name == args.name)
+        .expect("the record written above");
+    record.path = real.clone();
+    record.creating = None;
     if let Err(err) = locked.save() {
         // Nothing may stay behind that the registry does not know: undo the worktree and branch.
-        let _ = worktrees::remove(&ctx.repo, &path, true);
-        if matches!(plan, Plan::New(_)) {
-            let _ = git::delete_branch(&ctx.repo, &branch, base_commit);
+        let _ = worktrees::remove(&ctx.repo, &real, true);
+        if plan.new_branch {
+            let _ = git::delete_branch(&ctx.repo, &plan.branch, plan.base_commit);
         }
         return Err(err);
     }
     drop(locked);
     eprintln!(
-        "created worktree '{}' on branch {branch} from {base_ref} ({})",
+        "created worktree '{}' on branch {} from {} ({})",
         args.name,
-        short(&base_commit.to_string())
+        plan.branch,
+        plan.base_ref,
+        short(&plan.base_commit.to_string())
     );
 
-    let head = graph::branch_tip(&ctx.repo, &branch).unwrap_or(base_commit);
-    git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &path, head)?;
+    let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
+    git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &real, head)?;
 
     Ok(Added {
         name: args.name.clone(),
-        path,
-        branch,
-        base: base_commit.to_string(),
-        base_ref,
+        path: real,
+        branch: plan.branch,
+        base: plan.base_commit.to_string(),
+        base_ref: plan.base_ref,
         reused: false,
+        session: me.id,
+        reclaimed_stale: false,
     })
 }
 
-enum Plan {
-    New(String),
-    Existing(String),
+/// The branch to check out and where it starts.
+struct Plan {
+    branch: String,
+    new_branch: bool,
+    base_ref: String,
+    base_commit: gix::ObjectId,
 }
 
-/// Hand back a worktree that already exists under this name.
-fn reuse(ctx: &Context, args: &AddArgs, record: &Record) -> Result<Added> {
+fn plan(ctx: &Context, args: &AddArgs, slug: &str) -> Result<Plan> {
+    if let Some(branch) = &args.branch {
+        let tip = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
+            refuse_with_hint(
+                format!("branch '{branch}' does not exist"),
+                format!(
+                    "start a new branch from it: {} add {} --base {branch}",
+                    names::TOOL,
+                    args.name
+                ),
+            )
+        })?;
+        return Ok(Plan {
+            branch: branch.clone(),
+            new_branch: false,
+            base_ref: branch.clone(),
+            base_commit: tip,
+        });
+    }
+    // `HEAD` is recorded as the branch it names, so ahead/behind follow that branch later.
+    let base_ref = match args.base.as_deref() {
+        None | Some("HEAD") => ctx
+            .repo
+            .head_name()
+            .ok()
+            .flatten()
+            .map(|n| n.shorten().to_string())
+            .unwrap_or_else(|| "HEAD".to_owned()),
+        Some(rev) => rev.to_owned(),
+    };
+    let base_rev = args.base.as_deref().unwrap_or("HEAD");
+    let base = graph::resolve_commit(&ctx.repo, base_rev).ok_or_else(|| {
+        refuse_with_hint(
+            format!("base '{base_rev}' is not a commit"),
+            "name a branch, tag or commit that exists: git log --oneline",
+        )
+    })?;
+    let branch = format!("{}{slug}", ctx.branch_prefix());
+    git::branch_ref(&branch)?;
+    Ok(match graph::branch_tip(&ctx.repo, &branch) {
+        // A branch kept by an earlier `remove` is resumed, not replaced.
+        Some(tip) => {
+            eprintln!("resuming existing branch {branch}");
+            let fork = ctx
+                .repo
+                .merge_base(tip, base)
+                .ok()
+                .flatten()
+                .map(|id| id.detach())
+                .unwrap_or(base);
+            Plan {
+                branch,
+                new_branch: false,
+                base_ref,
+                base_commit: fork,
+            }
+        }
+        None => Plan {
+            branch,
+            new_branch: true,
+            base_ref,
+            base_commit: base,
+        },
+    })
+}
+
+/// Hand back a worktree that already exists under this name, claimed for the caller.
+fn reuse(
+    ctx: &Context,
+    args: &AddArgs,
+    mut locked: Locked,
+    me: &crate::session::Session,
+    ttl: u64,
+) -> Result<Added> {
+    let record = locked
+        .registry
+        .worktrees
+        .iter()
+        .find(|r| r.name == args.name)
+        .expect("checked by the caller")
+        .clone();
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(
@@ -218,11 +292,11 @@ fn reuse(ctx: &Context, args: &AddArgs, record: &Record) -> Result<Added> {
             ),
         ));
     }
-    let registry = registry::Registry {
+    let one = registry::Registry {
         version: registry::FORMAT_VERSION,
         worktrees: vec![record.clone()],
     };
-    let present = inventory::entries(ctx, &registry, false)?
+    let present = inventory::entries(ctx, &one, false)?
         .first()
         .is_some_and(|e| e.present);
     if !present {
@@ -240,6 +314,17 @@ fn reuse(ctx: &Context, args: &AddArgs, record: &Record) -> Result<Added> {
             ),
         ));
     }
+    let entry = locked
+        .registry
+        .worktrees
+        .iter_mut()
+        .find(|r| r.name == args.name)
+        .expect("checked above");
+    let taken = claim::take(entry, me, ttl)?;
+    if taken != Taken::AlreadyMine {
+        locked.save()?;
+    }
+    drop(locked);
     if args.base.is_some() || args.branch.is_some() {
         eprintln!(
             "worktree '{}' exists; --base and --branch apply only to a new one",
@@ -247,21 +332,60 @@ fn reuse(ctx: &Context, args: &AddArgs, record: &Record) -> Result<Added> {
         );
     }
     Ok(Added {
-        name: record.name.clone(),
-        path: record.path.clone(),
-        branch: record.branch.clone(),
-        base: record.base_commit.clone(),
-        base_ref: record.base_ref.clone(),
+        name: record.name,
+        path: record.path,
+        branch: record.branch,
+        base: record.base_commit,
+        base_ref: record.base_ref,
         reused: true,
+        session: me.id.clone(),
+        reclaimed_stale: taken == Taken::ReclaimedStale,
     })
 }
 
-fn report(out: &mut dyn Write, json: bool, added: &Added) -> Result<()> {
-    if json {
-        super::write_json(out, added)
-    } else {
-        writeln!(out, "{}", added.path.display())?;
-        Ok(())
+/// Undo every `add` that died midway. Called under the lock: an add in progress holds the lock,
+/// so any record still marked `creating` here belongs to a process that is gone.
+pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
+    let dead: Vec<Record> = locked
+        .registry
+        .worktrees
+        .iter()
+        .filter(|r| r.creating.is_some())
+        .cloned()
+        .collect();
+    for record in &dead {
+        worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
+        let base = gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok();
+        let new_branch = record.creating.as_ref().is_some_and(|c| c.new_branch);
+        if new_branch
+            && let Some(base) = base
+            && graph::branch_tip(&ctx.repo, &record.branch) == Some(base)
+        {
+            git::delete_branch(&ctx.repo, &record.branch, base)?;
+        }
+        locked.registry.remove(&record.name);
+        eprintln!(
+            "rolled back an unfinished add of '{}' ({})",
+            record.name,
+            record.path.display()
+        );
+    }
+    if !dead.is_empty() {
+        locked.save()?;
+    }
+    Ok(dead)
+}
+
+/// Tests stop `add` here (after the record is written, before the worktree exists) to kill it.
+/// Compiled into debug builds only.
+fn pause_point() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("BERTH_TEST_PAUSE_ADD_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("paused");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 

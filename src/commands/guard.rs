@@ -35,15 +35,20 @@ impl Inputs {
     pub fn from_process(args: &GuardArgs) -> Inputs {
         let stdin = args.runtime.map(|_| {
             let mut buf = String::new();
-            std::io::stdin().read_to_string(&mut buf).map(|_| buf).map_err(|e| format!("cannot read stdin: {e}"))
+            std::io::stdin()
+                .read_to_string(&mut buf)
+                .map(|_| buf)
+                .map_err(|e| format!("cannot read stdin: {e}"))
         });
         Inputs {
             hatches: Hatches {
-                allow_main_worktree: std::env::var(crate::names::ENV_ALLOW_MAIN_WORKTREE).ok(),
-                master_session: std::env::var(crate::names::ENV_MASTER_SESSION).ok(),
+                allow_main_worktree: std::env::var(crate::names::env::ALLOW_MAIN_WORKTREE).ok(),
+                master_session: std::env::var(crate::names::env::MASTER_SESSION).ok(),
             },
             cwd: std::env::current_dir().ok(),
-            home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+            home: std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from),
             stdin,
         }
     }
@@ -84,12 +89,21 @@ pub fn answer_with(
 }
 
 fn request(args: &GuardArgs, inputs: &Inputs) -> Result<Request, String> {
-    let cwd = inputs.cwd.clone().ok_or("cannot read the current directory")?;
+    let cwd = inputs
+        .cwd
+        .clone()
+        .ok_or("cannot read the current directory")?;
     let Some(rt) = args.runtime else {
-        return Ok(Request::Act(crate::guard::Action::command(args.command.join(" "), cwd)));
+        return Ok(Request::Act(crate::guard::Action::command(
+            args.command.join(" "),
+            cwd,
+        )));
     };
     if !args.command.is_empty() {
-        return Err(format!("--runtime {} reads the command from stdin; got a command as well", rt.name()));
+        return Err(format!(
+            "--runtime {} reads the command from stdin; got a command as well",
+            rt.name()
+        ));
     }
     let json = match &inputs.stdin {
         Some(Ok(text)) => text,

@@ -65,7 +65,10 @@ pub struct Refusal {
 
 impl Refusal {
     fn new(what: impl Into<String>) -> Self {
-        Refusal { what: what.into(), hint: None }
+        Refusal {
+            what: what.into(),
+            hint: None,
+        }
     }
 
     fn hint(mut self, hint: impl Into<String>) -> Self {
@@ -78,14 +81,35 @@ impl Refusal {
 pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     let runtimes = parse_runtimes(&args.runtime)?;
     let root = checkout_root(args.target.as_deref())?;
-    let want = Want { runtimes: runtimes.clone(), worktrees: args.worktrees, force: args.force };
+    let want = Want {
+        runtimes: runtimes.clone(),
+        worktrees: args.worktrees,
+        force: args.force,
+    };
     let root_for_read = root.clone();
     let read = move |rel: &str| read_file(&root_for_read.join(rel));
-    let changes = if args.uninstall { plan_uninstall(&want, &read)? } else { plan_install(&want, &read)? };
-    let list = runtimes.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
+    let changes = if args.uninstall {
+        plan_uninstall(&want, &read)?
+    } else {
+        plan_install(&want, &read)?
+    };
+    let list = runtimes
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ");
     if changes.is_empty() {
-        let what = if args.uninstall { "not installed" } else { "already installed" };
-        let _ = writeln!(out, "{}: {what} ({list}) in {}", names::TOOL, root.display());
+        let what = if args.uninstall {
+            "not installed"
+        } else {
+            "already installed"
+        };
+        let _ = writeln!(
+            out,
+            "{}: {what} ({list}) in {}",
+            names::TOOL,
+            root.display()
+        );
         return Ok(());
     }
     apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
@@ -110,9 +134,18 @@ pub fn parse_runtimes(given: &[String]) -> Result<Vec<Runtime>, Refusal> {
     let mut out = Vec::new();
     for name in given.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         let Some(r) = Runtime::from_name(name) else {
-            let known = Runtime::ALL.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ");
-            return Err(Refusal::new(format!("unknown runtime '{name}' (known: {known})"))
-                .hint(format!("{} init --runtime {}", names::TOOL, DEFAULT_RUNTIMES.map(|r| r.name()).join(","))));
+            let known = Runtime::ALL
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(
+                Refusal::new(format!("unknown runtime '{name}' (known: {known})")).hint(format!(
+                    "{} init --runtime {}",
+                    names::TOOL,
+                    DEFAULT_RUNTIMES.map(|r| r.name()).join(",")
+                )),
+            );
         };
         if !out.contains(&r) {
             out.push(r);
@@ -125,16 +158,26 @@ pub fn parse_runtimes(given: &[String]) -> Result<Vec<Runtime>, Refusal> {
 }
 
 fn checkout_root(target: Option<&Path>) -> Result<PathBuf, Refusal> {
-    let cwd = std::env::current_dir().map_err(|e| Refusal::new(format!("cannot read the current directory: {e}")))?;
+    let cwd = std::env::current_dir()
+        .map_err(|e| Refusal::new(format!("cannot read the current directory: {e}")))?;
     let target = target.map_or(cwd.clone(), |t| cwd.join(t));
     if !target.is_dir() {
-        return Err(Refusal::new(format!("{} is not a directory", target.display())));
+        return Err(Refusal::new(format!(
+            "{} is not a directory",
+            target.display()
+        )));
     }
     match probe::locate(&target) {
         Ok(Place::Primary { root } | Place::Linked { root, .. }) => Ok(root),
-        Ok(Place::Outside) => Err(Refusal::new(format!("{} is not in a git repository", target.display()))
-            .hint(format!("git init {}", target.display()))),
-        Err(e) => Err(Refusal::new(format!("cannot tell whether {} is a git repository: {e}", target.display()))),
+        Ok(Place::Outside) => Err(Refusal::new(format!(
+            "{} is not in a git repository",
+            target.display()
+        ))
+        .hint(format!("git init {}", target.display()))),
+        Err(e) => Err(Refusal::new(format!(
+            "cannot tell whether {} is a git repository: {e}",
+            target.display()
+        ))),
     }
 }
 
@@ -173,7 +216,10 @@ fn guard_command(r: Runtime) -> String {
 }
 
 fn worktree_commands() -> [String; 2] {
-    [format!("{} hook worktree-create", names::TOOL), format!("{} hook worktree-remove", names::TOOL)]
+    [
+        format!("{} hook worktree-create", names::TOOL),
+        format!("{} hook worktree-remove", names::TOOL),
+    ]
 }
 
 /// Every command string init ever writes: an entry that runs one of them is berth's.
@@ -193,7 +239,10 @@ fn fill(template: &str, r: Runtime) -> String {
         .replace("\"@GUARD@\"", &quoted(&guard_command(r)))
         .replace("\"@WORKTREE_CREATE@\"", &quoted(&create))
         .replace("\"@WORKTREE_REMOVE@\"", &quoted(&remove))
-        .replace("\"@HOOK_NAME@\"", &quoted(&format!("{}-guard", names::TOOL.replace(' ', "-"))))
+        .replace(
+            "\"@HOOK_NAME@\"",
+            &quoted(&format!("{}-guard", names::TOOL.replace(' ', "-"))),
+        )
         .replace("@GUARD_ARGV@", &Value::from(argv).to_string())
 }
 
@@ -213,7 +262,10 @@ fn installs(r: Runtime, worktrees: bool) -> Vec<Install> {
                 // without force cannot be refused here, as they share no entry.
                 let _ = merge_into(&mut frag, &wt, false);
             }
-            vec![Install::Merge { path: names::CLAUDE_SETTINGS, fragment: frag }]
+            vec![Install::Merge {
+                path: names::CLAUDE_SETTINGS,
+                fragment: frag,
+            }]
         }
         Runtime::Codex => vec![Install::Merge {
             path: names::CODEX_HOOKS,
@@ -248,8 +300,12 @@ fn trust_step(r: Runtime) -> &'static str {
             "restart Claude Code and accept the folder's trust dialog so project hooks run \
              (onFailure: block needs Claude Code 2.1.295 or later)"
         }
-        Runtime::Codex => "trust the project's .codex/ layer, then review and trust the hook in /hooks",
-        Runtime::Gemini => "restart Gemini CLI and accept the new project hook when it warns about it",
+        Runtime::Codex => {
+            "trust the project's .codex/ layer, then review and trust the hook in /hooks"
+        }
+        Runtime::Gemini => {
+            "restart Gemini CLI and accept the new project hook when it warns about it"
+        }
         Runtime::Cursor => "restart Cursor so it reads .cursor/hooks.json",
         Runtime::Copilot => "commit .github/hooks/ so Copilot CLI and the coding agent load it",
         Runtime::Opencode => "restart OpenCode so it loads the plugin from .opencode/plugins/",
@@ -261,10 +317,7 @@ fn trust_step(r: Runtime) -> &'static str {
 pub type ReadFile<'a> = dyn Fn(&str) -> Result<Option<Vec<u8>>, String> + 'a;
 
 /// The changes install needs, given each file's current contents. Pure over `read`.
-pub fn plan_install(
-    want: &Want,
-    read: &ReadFile<'_>,
-) -> Result<Vec<Change>, Refusal> {
+pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Refusal> {
     let mut changes = Vec::new();
     for r in &want.runtimes {
         for install in installs(*r, want.worktrees) {
@@ -274,10 +327,20 @@ pub fn plan_install(
                     match &before {
                         Some(b) if b == content.as_bytes() => {}
                         Some(_) if !want.force => {
-                            return Err(Refusal::new(format!("{path} exists and is not the one this version installs"))
-                                .hint(format!("{} init --runtime {} --force", names::TOOL, r.name())));
+                            return Err(Refusal::new(format!(
+                                "{path} exists and is not the one this version installs"
+                            ))
+                            .hint(format!(
+                                "{} init --runtime {} --force",
+                                names::TOOL,
+                                r.name()
+                            )));
                         }
-                        _ => changes.push(Change { path: path.into(), before, after: Some(content.into_bytes()) }),
+                        _ => changes.push(Change {
+                            path: path.into(),
+                            before,
+                            after: Some(content.into_bytes()),
+                        }),
                     }
                 }
                 Install::Merge { path, fragment } => {
@@ -285,11 +348,18 @@ pub fn plan_install(
                     let mut doc = parse_object(path, before.as_deref())?;
                     let original = doc.clone();
                     merge_into(&mut doc, &fragment, want.force).map_err(|what| {
-                        Refusal::new(format!("{path}: {what}"))
-                            .hint(format!("{} init --runtime {} --force", names::TOOL, r.name()))
+                        Refusal::new(format!("{path}: {what}")).hint(format!(
+                            "{} init --runtime {} --force",
+                            names::TOOL,
+                            r.name()
+                        ))
                     })?;
                     if doc != original || before.is_none() {
-                        changes.push(Change { path: path.into(), before, after: Some(to_bytes(&doc)) });
+                        changes.push(Change {
+                            path: path.into(),
+                            before,
+                            after: Some(to_bytes(&doc)),
+                        });
                     }
                 }
             }
@@ -300,10 +370,7 @@ pub fn plan_install(
 
 /// The changes uninstall needs: berth's whole files and berth's hook entries go; every other
 /// key and entry stays. Pure over `read`.
-pub fn plan_uninstall(
-    want: &Want,
-    read: &ReadFile<'_>,
-) -> Result<Vec<Change>, Refusal> {
+pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Refusal> {
     let ours = our_commands();
     let mut changes = Vec::new();
     for r in &want.runtimes {
@@ -312,21 +379,39 @@ pub fn plan_uninstall(
             match install {
                 Install::Whole { path, content } => match read(path).map_err(Refusal::new)? {
                     Some(b) if b != content.as_bytes() && !want.force => {
-                        return Err(Refusal::new(format!("{path} is not the one this version installs; keeping it"))
-                            .hint(format!("{} init --uninstall --runtime {} --force", names::TOOL, r.name())));
+                        return Err(Refusal::new(format!(
+                            "{path} is not the one this version installs; keeping it"
+                        ))
+                        .hint(format!(
+                            "{} init --uninstall --runtime {} --force",
+                            names::TOOL,
+                            r.name()
+                        )));
                     }
-                    Some(b) => changes.push(Change { path: path.into(), before: Some(b), after: None }),
+                    Some(b) => changes.push(Change {
+                        path: path.into(),
+                        before: Some(b),
+                        after: None,
+                    }),
                     None => {}
                 },
                 Install::Merge { path, .. } => {
-                    let Some(before) = read(path).map_err(Refusal::new)? else { continue };
+                    let Some(before) = read(path).map_err(Refusal::new)? else {
+                        continue;
+                    };
                     let mut doc = parse_object(path, Some(&before))?;
                     if !remove_ours(&mut doc, &ours) {
                         continue;
                     }
-                    let empty = doc.as_object().is_some_and(|o| o.keys().all(|k| k == "version"));
+                    let empty = doc
+                        .as_object()
+                        .is_some_and(|o| o.keys().all(|k| k == "version"));
                     let after = if empty { None } else { Some(to_bytes(&doc)) };
-                    changes.push(Change { path: path.into(), before: Some(before), after });
+                    changes.push(Change {
+                        path: path.into(),
+                        before: Some(before),
+                        after,
+                    });
                 }
             }
         }
@@ -341,7 +426,9 @@ fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Refusal> {
     let doc: Value = serde_json::from_slice(bytes)
         .map_err(|e| Refusal::new(format!("{path} does not parse ({e}); it was left as it is")))?;
     if !doc.is_object() {
-        return Err(Refusal::new(format!("{path} is not a JSON object; it was left as it is")));
+        return Err(Refusal::new(format!(
+            "{path} is not a JSON object; it was left as it is"
+        )));
     }
     Ok(doc)
 }
@@ -356,7 +443,9 @@ fn to_bytes(doc: &Value) -> Vec<u8> {
 fn is_ours(v: &Value, ours: &[String]) -> bool {
     match v {
         Value::Object(map) => map.iter().any(|(k, v)| match v {
-            Value::String(s) if matches!(k.as_str(), "command" | "bash" | "powershell") => ours.contains(s),
+            Value::String(s) if matches!(k.as_str(), "command" | "bash" | "powershell") => {
+                ours.contains(s)
+            }
             other => is_ours(other, ours),
         }),
         Value::Array(items) => items.iter().any(|i| is_ours(i, ours)),
@@ -375,13 +464,19 @@ fn merge_into(doc: &mut Value, fragment: &Value, force: bool) -> Result<(), Stri
             doc.entry(key.clone()).or_insert_with(|| value.clone());
             continue;
         }
-        let hooks = doc.entry("hooks").or_insert_with(|| Value::Object(Default::default()));
+        let hooks = doc
+            .entry("hooks")
+            .or_insert_with(|| Value::Object(Default::default()));
         let Some(hooks) = hooks.as_object_mut() else {
             return Err("its `hooks` is not an object".into());
         };
-        let Some(events) = value.as_object() else { continue };
+        let Some(events) = value.as_object() else {
+            continue;
+        };
         for (event, entries) in events {
-            let list = hooks.entry(event.clone()).or_insert_with(|| Value::Array(Vec::new()));
+            let list = hooks
+                .entry(event.clone())
+                .or_insert_with(|| Value::Array(Vec::new()));
             let Some(list) = list.as_array_mut() else {
                 return Err(format!("its `hooks.{event}` is not a list"));
             };
@@ -395,7 +490,10 @@ fn merge_into(doc: &mut Value, fragment: &Value, force: bool) -> Result<(), Stri
                 let same = list.iter().position(|e| is_ours(e, &commands));
                 match same {
                     Some(_) if !force => {
-                        return Err(format!("a different `{}` entry is already under `hooks.{event}`", commands.join(", ")));
+                        return Err(format!(
+                            "a different `{}` entry is already under `hooks.{event}`",
+                            commands.join(", ")
+                        ));
                     }
                     Some(i) => list[i] = entry.clone(),
                     None => list.push(entry.clone()),
@@ -413,7 +511,9 @@ fn commands_in(v: &Value) -> Vec<String> {
             Value::Object(map) => {
                 for (k, v) in map {
                     match v {
-                        Value::String(s) if matches!(k.as_str(), "command" | "bash" | "powershell") => {
+                        Value::String(s)
+                            if matches!(k.as_str(), "command" | "bash" | "powershell") =>
+                        {
                             if !out.contains(s) {
                                 out.push(s.clone());
                             }
@@ -439,7 +539,9 @@ fn remove_ours(doc: &mut Value, ours: &[String]) -> bool {
     let mut removed = false;
     let mut emptied = Vec::new();
     for (event, list) in hooks.iter_mut() {
-        let Some(list) = list.as_array_mut() else { continue };
+        let Some(list) = list.as_array_mut() else {
+            continue;
+        };
         let before = list.len();
         list.retain_mut(|entry| {
             if let Some(handlers) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
@@ -491,7 +593,9 @@ fn apply(root: &Path, changes: &[Change]) -> io::Result<()> {
             fs::create_dir_all(&parent).map_err(|e| with_path(e, &parent))?;
             let tmp = parent.join(format!(
                 ".{}.{}-{}.tmp",
-                path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
                 names::TOOL.replace(' ', "-"),
                 std::process::id()
             ));
@@ -514,11 +618,20 @@ fn apply(root: &Path, changes: &[Change]) -> io::Result<()> {
         }
         return Err(e);
     }
-    let originals: BTreeMap<&str, &Option<Vec<u8>>> = changes.iter().map(|c| (c.path.as_str(), &c.before)).collect();
+    let originals: BTreeMap<&str, &Option<Vec<u8>>> = changes
+        .iter()
+        .map(|c| (c.path.as_str(), &c.before))
+        .collect();
     for (i, (path, tmp)) in staged.iter().enumerate() {
         let step = match tmp {
             Some(tmp) => fs::rename(tmp, path),
-            None => fs::remove_file(path).or_else(|e| if e.kind() == io::ErrorKind::NotFound { Ok(()) } else { Err(e) }),
+            None => fs::remove_file(path).or_else(|e| {
+                if e.kind() == io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(e)
+                }
+            }),
         };
         if let Err(e) = step {
             // Put back what the earlier steps replaced, and drop the rest of the staging.
@@ -568,7 +681,8 @@ mod tests {
     impl Files {
         fn with(path: &str, text: &str) -> Files {
             let f = Files::default();
-            f.0.borrow_mut().insert(path.into(), text.as_bytes().to_vec());
+            f.0.borrow_mut()
+                .insert(path.into(), text.as_bytes().to_vec());
             f
         }
 
@@ -591,7 +705,11 @@ mod tests {
     }
 
     fn want(runtimes: &[Runtime]) -> Want {
-        Want { runtimes: runtimes.to_vec(), worktrees: false, force: false }
+        Want {
+            runtimes: runtimes.to_vec(),
+            worktrees: false,
+            force: false,
+        }
     }
 
     const FOREIGN: &str = r#"{
@@ -615,7 +733,10 @@ mod tests {
                     }
                     Install::Whole { content, .. } => {
                         assert!(!content.contains("@GUARD"), "{content}");
-                        assert!(content.contains(&format!("\"--runtime\",\"{}\"", r.name())) || content.contains(&guard_command(r)));
+                        assert!(
+                            content.contains(&format!("\"--runtime\",\"{}\"", r.name()))
+                                || content.contains(&guard_command(r))
+                        );
                     }
                 }
             }
@@ -631,14 +752,25 @@ mod tests {
         let foreign: Value = serde_json::from_str(FOREIGN).expect("json");
         assert_eq!(doc["permissions"], foreign["permissions"]);
         assert_eq!(doc["model"], "opus");
-        assert_eq!(doc["hooks"]["SessionStart"], foreign["hooks"]["SessionStart"]);
+        assert_eq!(
+            doc["hooks"]["SessionStart"],
+            foreign["hooks"]["SessionStart"]
+        );
         let pre = doc["hooks"]["PreToolUse"].as_array().expect("list");
         assert_eq!(pre.len(), 2);
         assert_eq!(pre[0], foreign["hooks"]["PreToolUse"][0]);
-        assert_eq!(pre[1]["hooks"][0]["command"], "git berth guard --runtime claude");
+        assert_eq!(
+            pre[1]["hooks"][0]["command"],
+            "git berth guard --runtime claude"
+        );
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
         for tool in ["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"] {
-            assert!(pre[1]["matcher"].as_str().is_some_and(|m| m.split('|').any(|t| t == tool)), "{tool}");
+            assert!(
+                pre[1]["matcher"]
+                    .as_str()
+                    .is_some_and(|m| m.split('|').any(|t| t == tool)),
+                "{tool}"
+            );
         }
     }
 
@@ -656,19 +788,28 @@ mod tests {
         files.apply(&plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
         let compact = files.json(names::CLAUDE_SETTINGS).to_string();
         let files = Files::with(names::CLAUDE_SETTINGS, &compact);
-        assert_eq!(plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"), vec![]);
+        assert_eq!(
+            plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"),
+            vec![]
+        );
     }
 
     #[test]
     fn uninstall_removes_exactly_what_install_added() {
         let files = Files::with(names::CLAUDE_SETTINGS, FOREIGN);
-        let all = Want { worktrees: true, ..want(&Runtime::ALL) };
+        let all = Want {
+            worktrees: true,
+            ..want(&Runtime::ALL)
+        };
         files.apply(&plan_install(&all, &files.reader()).expect("plan"));
         assert!(files.0.borrow().len() > 5);
         files.apply(&plan_uninstall(&all, &files.reader()).expect("plan"));
         let left: Vec<String> = files.0.borrow().keys().cloned().collect();
         assert_eq!(left, vec![names::CLAUDE_SETTINGS.to_string()]);
-        assert_eq!(files.json(names::CLAUDE_SETTINGS), serde_json::from_str::<Value>(FOREIGN).expect("json"));
+        assert_eq!(
+            files.json(names::CLAUDE_SETTINGS),
+            serde_json::from_str::<Value>(FOREIGN).expect("json")
+        );
         assert_eq!(plan_uninstall(&all, &files.reader()).expect("plan"), vec![]);
     }
 
@@ -677,11 +818,17 @@ mod tests {
         let files = Files::default();
         files.apply(&plan_install(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
         let mut doc = files.json(names::CLAUDE_SETTINGS);
-        doc["hooks"]["PreToolUse"][0]["hooks"].as_array_mut().expect("list").push(json_handler("mine"));
+        doc["hooks"]["PreToolUse"][0]["hooks"]
+            .as_array_mut()
+            .expect("list")
+            .push(json_handler("mine"));
         let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
         files.apply(&plan_uninstall(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
         let left = files.json(names::CLAUDE_SETTINGS);
-        assert_eq!(left["hooks"]["PreToolUse"][0]["hooks"], Value::Array(vec![json_handler("mine")]));
+        assert_eq!(
+            left["hooks"]["PreToolUse"][0]["hooks"],
+            Value::Array(vec![json_handler("mine")])
+        );
     }
 
     fn json_handler(cmd: &str) -> Value {
@@ -691,11 +838,20 @@ mod tests {
     #[test]
     fn worktrees_adds_the_worktree_hooks_to_claude_settings() {
         let files = Files::default();
-        let w = Want { worktrees: true, ..want(&[Runtime::Claude]) };
+        let w = Want {
+            worktrees: true,
+            ..want(&[Runtime::Claude])
+        };
         files.apply(&plan_install(&w, &files.reader()).expect("plan"));
         let doc = files.json(names::CLAUDE_SETTINGS);
-        assert_eq!(doc["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"], "git berth hook worktree-create");
-        assert_eq!(doc["hooks"]["WorktreeRemove"][0]["hooks"][0]["command"], "git berth hook worktree-remove");
+        assert_eq!(
+            doc["hooks"]["WorktreeCreate"][0]["hooks"][0]["command"],
+            "git berth hook worktree-create"
+        );
+        assert_eq!(
+            doc["hooks"]["WorktreeRemove"][0]["hooks"][0]["command"],
+            "git berth hook worktree-remove"
+        );
     }
 
     #[test]
@@ -704,7 +860,14 @@ mod tests {
         let err = plan_install(&want(&[Runtime::Opencode]), &files.reader()).expect_err("refused");
         assert!(err.what.contains(names::OPENCODE_PLUGIN), "{}", err.what);
         assert!(err.hint.as_deref().is_some_and(|h| h.contains("--force")));
-        let forced = plan_install(&Want { force: true, ..want(&[Runtime::Opencode]) }, &files.reader()).expect("plan");
+        let forced = plan_install(
+            &Want {
+                force: true,
+                ..want(&[Runtime::Opencode])
+            },
+            &files.reader(),
+        )
+        .expect("plan");
         assert_eq!(forced.len(), 1);
     }
 
@@ -716,30 +879,56 @@ mod tests {
         doc["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = 99.into();
         let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
         assert!(plan_install(&want(&[Runtime::Claude]), &files.reader()).is_err());
-        let forced = plan_install(&Want { force: true, ..want(&[Runtime::Claude]) }, &files.reader()).expect("plan");
+        let forced = plan_install(
+            &Want {
+                force: true,
+                ..want(&[Runtime::Claude])
+            },
+            &files.reader(),
+        )
+        .expect("plan");
         files.apply(&forced);
-        assert_eq!(files.json(names::CLAUDE_SETTINGS)["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            files.json(names::CLAUDE_SETTINGS)["hooks"]["PreToolUse"]
+                .as_array()
+                .map(Vec::len),
+            Some(1)
+        );
     }
 
     #[test]
     fn a_settings_file_that_does_not_parse_is_refused_and_never_overwritten() {
         let files = Files::with(names::CLAUDE_SETTINGS, "{ not json");
-        let err = plan_install(&Want { force: true, ..want(&[Runtime::Claude]) }, &files.reader()).expect_err("refused");
+        let err = plan_install(
+            &Want {
+                force: true,
+                ..want(&[Runtime::Claude])
+            },
+            &files.reader(),
+        )
+        .expect_err("refused");
         assert!(err.what.contains("does not parse"), "{}", err.what);
     }
 
     #[test]
     fn runtimes_are_a_comma_list_without_duplicates_and_default_to_the_seeds_three() {
-        let list = |s: &[&str]| parse_runtimes(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        let list =
+            |s: &[&str]| parse_runtimes(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
         assert_eq!(list(&[]).expect("ok"), DEFAULT_RUNTIMES.to_vec());
-        assert_eq!(list(&["pi", "claude", "pi"]).expect("ok"), vec![Runtime::Pi, Runtime::Claude]);
+        assert_eq!(
+            list(&["pi", "claude", "pi"]).expect("ok"),
+            vec![Runtime::Pi, Runtime::Claude]
+        );
         let err = list(&["claude", "vim"]).expect_err("unknown");
         assert!(err.what.contains("'vim'"));
     }
 
     #[test]
     fn cursor_and_codex_files_are_merged_beside_foreign_hooks() {
-        let files = Files::with(names::CURSOR_HOOKS, r#"{"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}}"#);
+        let files = Files::with(
+            names::CURSOR_HOOKS,
+            r#"{"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}}"#,
+        );
         files.apply(&plan_install(&want(&[Runtime::Cursor]), &files.reader()).expect("plan"));
         let doc = files.json(names::CURSOR_HOOKS);
         assert_eq!(doc["hooks"]["afterFileEdit"][0]["command"], "fmt");

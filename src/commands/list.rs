@@ -11,6 +11,7 @@ use crate::git::{graph, status};
 use crate::inventory::{self, Entry, Kind};
 use crate::registry::Store;
 use crate::repo::Context;
+use crate::session::{self, Hold};
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
@@ -20,6 +21,29 @@ pub struct ListArgs {
     /// Print JSON: {"worktrees": [...]}, one object per worktree
     #[arg(long)]
     pub json: bool,
+    /// Show only worktrees in this state (the one you stand in is always shown)
+    #[arg(long, value_enum)]
+    pub status: Option<StatusFilter>,
+    /// Show only worktrees your session holds (the one you stand in is always shown)
+    #[arg(long)]
+    pub mine: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StatusFilter {
+    Available,
+    Claimed,
+    Stale,
+}
+
+impl StatusFilter {
+    fn as_str(self) -> &'static str {
+        match self {
+            StatusFilter::Available => "available",
+            StatusFilter::Claimed => "claimed",
+            StatusFilter::Stale => "stale",
+        }
+    }
 }
 
 /// The JSON form of `list`; its field names are a stable interface.
@@ -33,8 +57,15 @@ pub struct Row {
     pub name: String,
     /// `managed`, `unmanaged` or `primary`.
     pub kind: &'static str,
-    /// `ok`, or `missing` when git no longer knows the worktree or its folder is gone.
+    /// `ok`, `missing` when git no longer knows the worktree or its folder is gone, or
+    /// `creating` while an `add` is making it.
     pub state: &'static str,
+    /// Managed worktrees: `available`, `claimed` or `stale`; null for the others.
+    pub status: Option<&'static str>,
+    /// The session holding the claim (also a stale one); null when nobody holds it.
+    pub claimed_by: Option<String>,
+    /// Why a stale claim no longer counts ("pid 4121 is gone", "older than 12h").
+    pub stale_reason: Option<String>,
     pub path: PathBuf,
     /// The branch checked out now; null when detached or missing.
     pub branch: Option<String>,
@@ -59,8 +90,38 @@ pub struct Row {
 
 pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let registry = Store::new(ctx.state_dir()).load()?;
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
     let entries = inventory::entries(ctx, &registry, args.all)?;
-    let rows = rows(ctx.current.as_deref(), &entries);
+    let mut rows = rows(ctx.current.as_deref(), &entries);
+    let now = crate::registry::now();
+    for (row, entry) in rows.iter_mut().zip(&entries) {
+        if let Some(record) = &entry.record {
+            let hold = session::judge(
+                record.claim.as_ref(),
+                &me.id,
+                now,
+                ttl,
+                session::process_alive,
+            );
+            row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
+            row.status = Some(match hold {
+                Hold::Free => "available",
+                Hold::Mine | Hold::Live => "claimed",
+                Hold::Stale(reason) => {
+                    row.stale_reason = Some(reason);
+                    "stale"
+                }
+            });
+        }
+    }
+    rows.retain(|row| {
+        row.current
+            || (args.status.is_none_or(|s| row.status == Some(s.as_str()))
+                && (!args.mine
+                    || (row.status == Some("claimed")
+                        && row.claimed_by.as_deref() == Some(me.id.as_str()))))
+    });
     let listing = Listing { worktrees: rows };
     if args.json {
         super::write_json(out, &listing)
@@ -80,7 +141,14 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
     let mut row = Row {
         name: entry.name.clone(),
         kind: entry.kind.as_str(),
-        state: if entry.present { "ok" } else { "missing" },
+        state: match (record.and_then(|r| r.creating.as_ref()), entry.present) {
+            (Some(_), _) => "creating",
+            (None, true) => "ok",
+            (None, false) => "missing",
+        },
+        status: None,
+        claimed_by: None,
+        stale_reason: None,
         path: entry.path.clone(),
         branch: record.map(|r| r.branch.clone()),
         head: None,
@@ -93,7 +161,7 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         current: current == Some(entry.path.as_path()),
         created: record.map(|r| r.created),
     };
-    if !entry.present {
+    if !entry.present || row.state == "creating" {
         return row;
     }
     let Ok(repo) = status::open(&entry.path) else {
@@ -129,7 +197,7 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
         );
         return Ok(());
     }
-    let cells: Vec<[String; 6]> = rows
+    let cells: Vec<[String; 7]> = rows
         .iter()
         .map(|r| {
             let base = match (&r.base_ref, &r.base) {
@@ -146,6 +214,7 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
             }
             state.push(match (r.state, r.dirty) {
                 ("missing", _) => "missing",
+                ("creating", _) => "creating",
                 (_, Some(true)) => "dirty",
                 (_, Some(false)) => "clean",
                 _ => "unknown",
@@ -153,8 +222,14 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
             if r.locked {
                 state.push("locked");
             }
+            let status = match (r.status, &r.claimed_by) {
+                (Some("claimed"), Some(who)) => format!("claimed by {who}"),
+                (Some(status), _) => status.to_owned(),
+                (None, _) => "-".to_owned(),
+            };
             [
                 r.name.clone(),
+                status,
                 r.branch.clone().unwrap_or_else(|| "(detached)".to_owned()),
                 base,
                 drift,
@@ -163,7 +238,7 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
             ]
         })
         .collect();
-    let header = ["NAME", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"];
+    let header = ["NAME", "STATUS", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"];
     let mut widths = header.map(str::len);
     for row in &cells {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -49,7 +49,7 @@ pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory:
         .ok_or_else(|| unknown(name))
 }
 
-fn unknown(name: &str) -> anyhow::Error {
+pub fn unknown(name: &str) -> anyhow::Error {
     refuse_with_hint(
         format!("no worktree named '{name}'"),
         format!(

@@ -21,6 +21,10 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     let store = Store::new(ctx.state_dir());
     let verb = |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
 
+    if !args.dry_run {
+        let mut locked = store.lock()?;
+        super::add::roll_back_dead_adds(ctx, &mut locked)?;
+    }
     let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
     for entry in &stale {
         writeln!(

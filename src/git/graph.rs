@@ -63,3 +63,59 @@ pub fn unmerged_count(
     }
     Ok(count)
 }
+
+/// Merge `tip` into `trunk` in memory, as `git merge` (ort) would, touching no checkout, index or
+/// object database. `None` when the merge has conflicts; else the merged tree.
+fn merged_tree(
+    repo: &gix::Repository,
+    trunk: gix::ObjectId,
+    tip: gix::ObjectId,
+) -> Result<Option<gix::ObjectId>> {
+    let mut repo = repo.clone().with_object_memory();
+    repo.object_cache_size_if_unset(8 * 1024 * 1024);
+    let options = repo
+        .tree_merge_options()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let mut outcome = repo
+        .merge_commits(trunk, tip, Default::default(), options.into())
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    if outcome
+        .tree_merge
+        .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
+    {
+        return Ok(None);
+    }
+    let tree = outcome
+        .tree_merge
+        .tree
+        .write()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    Ok(Some(tree.detach()))
+}
+
+/// True when merging `tip` into `trunk` would change nothing: every change on the branch is in
+/// the trunk already, as after a squash or rebase merge.
+pub fn merge_changes_nothing(
+    repo: &gix::Repository,
+    trunk: gix::ObjectId,
+    tip: gix::ObjectId,
+) -> Result<bool> {
+    let Some(merged) = merged_tree(repo, trunk, tip)? else {
+        return Ok(false);
+    };
+    let trunk_tree = repo
+        .find_commit(trunk)
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .tree_id()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    Ok(merged == trunk_tree.detach())
+}
+
+/// True when `tip` merges into `trunk` without conflicts.
+pub fn merges_cleanly(
+    repo: &gix::Repository,
+    trunk: gix::ObjectId,
+    tip: gix::ObjectId,
+) -> Result<bool> {
+    Ok(merged_tree(repo, trunk, tip)?.is_some())
+}

@@ -120,6 +120,34 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
     Ok(())
 }
 
+/// The refusal for a branch that another worktree has checked out.
+pub fn checked_out_elsewhere(branch: &str, dirs: &[PathBuf]) -> anyhow::Error {
+    let dirs: Vec<_> = dirs.iter().map(|d| d.display().to_string()).collect();
+    error::refuse_with_hint(
+        format!("branch '{branch}' is checked out in {}", dirs.join(", ")),
+        "pick another branch, or switch that worktree to another branch first",
+    )
+}
+
+/// The worktrees (primary included) that have local branch `short` checked out, so that a
+/// refusal comes before anything is written.
+pub fn checked_out_in(repo: &gix::Repository, short: &str) -> Result<Vec<PathBuf>> {
+    let name = super::branch_ref(short)?;
+    let mut dirs = Vec::new();
+    for wt in repo
+        .worktrees_including_main()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .flatten()
+    {
+        if wt.head_name().ok().flatten().as_ref() == Some(&name)
+            && let Some(dir) = wt.workdir()
+        {
+            dirs.push(real_or_same(dir));
+        }
+    }
+    Ok(dirs)
+}
+
 /// Remove a linked worktree's checkout and admin entry. `discard` drops uncommitted changes;
 /// a lock is always honoured.
 pub fn remove(repo: &gix::Repository, path: &Path, discard: bool) -> Result<()> {
@@ -194,6 +222,28 @@ pub fn drop_admin_entries(common_dir: &Path, stale: &[Stale]) -> Result<()> {
         removed.with_context(|| format!("cannot remove {}", path.display()))?;
     }
     let _ = fs::remove_dir(&dir);
+    Ok(())
+}
+
+/// Remove what a killed `add` left at `path`: the folder, and every admin entry (locked or not)
+/// whose `gitdir` points into it. Only for worktrees berth itself was creating.
+pub fn discard_half_made(common_dir: &Path, path: &Path) -> Result<()> {
+    let dot_git = path.join(".git");
+    let dir = common_dir.join("worktrees");
+    if let Ok(entries) = fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            let gitdir = fs::read_to_string(entry.path().join("gitdir")).unwrap_or_default();
+            let points_here = Path::new(gitdir.trim_end_matches(['\n', '\r'])) == dot_git;
+            if points_here {
+                fs::remove_dir_all(entry.path())
+                    .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+            }
+        }
+        let _ = fs::remove_dir(&dir);
+    }
+    if path.exists() {
+        fs::remove_dir_all(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
     Ok(())
 }
 

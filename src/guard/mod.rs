@@ -32,11 +32,19 @@ pub struct Action {
 
 impl Action {
     pub fn command(command: impl Into<String>, cwd: impl Into<PathBuf>) -> Self {
-        Action { command: command.into(), cwd: cwd.into(), edits: Vec::new() }
+        Action {
+            command: command.into(),
+            cwd: cwd.into(),
+            edits: Vec::new(),
+        }
     }
 
     pub fn edit(files: Vec<PathBuf>, cwd: impl Into<PathBuf>) -> Self {
-        Action { command: String::new(), cwd: cwd.into(), edits: files }
+        Action {
+            command: String::new(),
+            cwd: cwd.into(),
+            edits: files,
+        }
     }
 }
 
@@ -78,7 +86,10 @@ impl Block {
         );
         match self {
             Block::Primary { root, what } => {
-                format!("{tool}: the primary checkout {} is protected: {what}\n{way_out}", root.display())
+                format!(
+                    "{tool}: the primary checkout {} is protected: {what}\n{way_out}",
+                    root.display()
+                )
             }
             Block::Unknown { raw } => format!(
                 "{tool}: cannot tell where `{raw}` lands, so the guard blocks it \
@@ -131,17 +142,30 @@ pub fn hatch(hatches: &Hatches) -> Option<Why> {
 /// judged by where the agent stands, as the seed judges every command).
 pub fn landings(action: &Action, home: Option<&Path>) -> Vec<Target> {
     if !action.edits.is_empty() && action.command.is_empty() {
-        return action.edits.iter().map(|f| Target::File(action.cwd.join(f))).collect();
+        return action
+            .edits
+            .iter()
+            .map(|f| Target::File(action.cwd.join(f)))
+            .collect();
     }
     let mut out = vec![Target::Dir(action.cwd.clone())];
-    out.extend(action.edits.iter().map(|f| Target::File(action.cwd.join(f))));
+    out.extend(
+        action
+            .edits
+            .iter()
+            .map(|f| Target::File(action.cwd.join(f))),
+    );
     if let Ok(found) = shell::targets(&action.command, &action.cwd, home) {
         out.extend(found);
     }
     out
 }
 
-fn judge(target: &Target, cwd: &Path, probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>) -> Option<Block> {
+fn judge(
+    target: &Target,
+    cwd: &Path,
+    probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>,
+) -> Option<Block> {
     let path = match target {
         Target::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
         Target::Dir(p) | Target::File(p) => p,
@@ -156,7 +180,9 @@ fn judge(target: &Target, cwd: &Path, probe: &mut dyn FnMut(&Path) -> std::io::R
             };
             Some(Block::Primary { root, what })
         }
-        Err(e) => Some(Block::Failed { what: e.to_string() }),
+        Err(e) => Some(Block::Failed {
+            what: e.to_string(),
+        }),
     }
 }
 
@@ -185,13 +211,24 @@ pub(crate) mod tests {
             }
         }
         if norm.starts_with("/repo/primary/.claude/worktrees/x") {
-            Ok(Place::Linked { root: "/repo/primary/.claude/worktrees/x".into(), primary: Some(PRIMARY.into()) })
+            Ok(Place::Linked {
+                root: "/repo/primary/.claude/worktrees/x".into(),
+                primary: Some(PRIMARY.into()),
+            })
         } else if norm.starts_with(PRIMARY) {
-            Ok(Place::Primary { root: PRIMARY.into() })
+            Ok(Place::Primary {
+                root: PRIMARY.into(),
+            })
         } else if norm.starts_with(LINKED) {
-            Ok(Place::Linked { root: LINKED.into(), primary: Some(PRIMARY.into()) })
+            Ok(Place::Linked {
+                root: LINKED.into(),
+                primary: Some(PRIMARY.into()),
+            })
         } else if norm.starts_with("/repo/broken") {
-            Err(io::Error::new(io::ErrorKind::PermissionDenied, "cannot read /repo/broken/.git"))
+            Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "cannot read /repo/broken/.git",
+            ))
         } else {
             Ok(Place::Outside)
         }
@@ -216,7 +253,9 @@ pub(crate) mod tests {
     #[test]
     fn a_mutating_command_in_the_primary_checkout_is_blocked_with_the_way_out() {
         let d = cmd("rm -rf build", PRIMARY);
-        let Decision::Block(b) = &d else { panic!("{d:?}") };
+        let Decision::Block(b) = &d else {
+            panic!("{d:?}")
+        };
         let msg = b.message();
         assert!(msg.contains("is protected"), "{msg}");
         assert!(msg.contains("git berth add <name>"), "{msg}");
@@ -226,18 +265,30 @@ pub(crate) mod tests {
 
     #[test]
     fn a_command_in_a_linked_worktree_is_allowed() {
-        assert_eq!(cmd("rm -rf build", LINKED), Decision::Allow(Why::OutsideOrLinked));
+        assert_eq!(
+            cmd("rm -rf build", LINKED),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
     }
 
     #[test]
     fn a_command_outside_any_repository_is_allowed() {
-        assert_eq!(cmd("rm -rf build", "/tmp"), Decision::Allow(Why::OutsideOrLinked));
+        assert_eq!(
+            cmd("rm -rf build", "/tmp"),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
     }
 
     #[test]
     fn each_hatch_at_exactly_one_allows_in_the_primary_checkout() {
-        let a = Hatches { allow_main_worktree: Some("1".into()), master_session: None };
-        let m = Hatches { allow_main_worktree: None, master_session: Some("1".into()) };
+        let a = Hatches {
+            allow_main_worktree: Some("1".into()),
+            master_session: None,
+        };
+        let m = Hatches {
+            allow_main_worktree: None,
+            master_session: Some("1".into()),
+        };
         let act = Action::command("rm -rf build", PRIMARY);
         assert_eq!(run(&a, &act), Decision::Allow(Why::AllowMainWorktree));
         assert_eq!(run(&m, &act), Decision::Allow(Why::MasterSession));
@@ -245,21 +296,41 @@ pub(crate) mod tests {
 
     #[test]
     fn the_first_hatch_wins_over_the_second() {
-        let both = Hatches { allow_main_worktree: Some("1".into()), master_session: Some("1".into()) };
-        assert_eq!(run(&both, &Action::command("x", PRIMARY)), Decision::Allow(Why::AllowMainWorktree));
+        let both = Hatches {
+            allow_main_worktree: Some("1".into()),
+            master_session: Some("1".into()),
+        };
+        assert_eq!(
+            run(&both, &Action::command("x", PRIMARY)),
+            Decision::Allow(Why::AllowMainWorktree)
+        );
     }
 
     #[test]
     fn garbage_hatch_values_do_not_open_the_primary_checkout() {
-        for value in ["", "0", "true", "yes", "TRUE", " 1", "1 ", "01", "11", "1\n", "on", "-1", "１"] {
-            let h = Hatches { allow_main_worktree: Some(value.into()), master_session: Some(value.into()) };
-            assert!(blocked(&run(&h, &Action::command("rm -rf build", PRIMARY))), "{value:?}");
+        for value in [
+            "", "0", "true", "yes", "TRUE", " 1", "1 ", "01", "11", "1\n", "on", "-1", "１",
+        ] {
+            let h = Hatches {
+                allow_main_worktree: Some(value.into()),
+                master_session: Some(value.into()),
+            };
+            assert!(
+                blocked(&run(&h, &Action::command("rm -rf build", PRIMARY))),
+                "{value:?}"
+            );
         }
     }
 
     #[test]
     fn whitelisted_verbs_are_allowed_in_the_primary_checkout() {
-        for c in ["wt switch -c feat/x", "wt list", "git berth add auth", "git berth path auth", "git berth ls"] {
+        for c in [
+            "wt switch -c feat/x",
+            "wt list",
+            "git berth add auth",
+            "git berth path auth",
+            "git berth ls",
+        ] {
             assert_eq!(cmd(c, PRIMARY), Decision::Allow(Why::Whitelisted), "{c}");
         }
     }
@@ -280,7 +351,12 @@ pub(crate) mod tests {
 
     #[test]
     fn excluded_verbs_are_blocked_in_the_primary_checkout() {
-        for c in ["wt merge main", "wt remove x", "git berth remove x", "git berth clean"] {
+        for c in [
+            "wt merge main",
+            "wt remove x",
+            "git berth remove x",
+            "git berth clean",
+        ] {
             assert!(blocked(&cmd(c, PRIMARY)), "{c}");
         }
     }
@@ -300,9 +376,16 @@ pub(crate) mod tests {
 
     #[test]
     fn every_command_of_the_injection_corpus_is_blocked() {
-        let from_primary = corpus(include_str!("../../tests/fixtures/guard/injection-from-primary.txt"));
-        let from_linked = corpus(include_str!("../../tests/fixtures/guard/injection-from-linked.txt"));
-        assert!(from_primary.len() + from_linked.len() >= 100, "the corpus holds at least 100 commands");
+        let from_primary = corpus(include_str!(
+            "../../tests/fixtures/guard/injection-from-primary.txt"
+        ));
+        let from_linked = corpus(include_str!(
+            "../../tests/fixtures/guard/injection-from-linked.txt"
+        ));
+        assert!(
+            from_primary.len() + from_linked.len() >= 100,
+            "the corpus holds at least 100 commands"
+        );
         let mut let_through = Vec::new();
         for c in &from_primary {
             if !blocked(&cmd(c, PRIMARY)) {
@@ -314,7 +397,11 @@ pub(crate) mod tests {
                 let_through.push(format!("from linked: {c}"));
             }
         }
-        assert!(let_through.is_empty(), "let through:\n{}", let_through.join("\n"));
+        assert!(
+            let_through.is_empty(),
+            "let through:\n{}",
+            let_through.join("\n")
+        );
     }
 
     #[test]
@@ -333,7 +420,9 @@ pub(crate) mod tests {
     fn an_edit_of_a_file_in_the_primary_is_blocked_even_from_a_linked_worktree() {
         let act = Action::edit(vec!["/repo/primary/src/lib.rs".into()], LINKED);
         let d = run(&no_hatches(), &act);
-        let Decision::Block(Block::Primary { root, what }) = &d else { panic!("{d:?}") };
+        let Decision::Block(Block::Primary { root, what }) = &d else {
+            panic!("{d:?}")
+        };
         assert_eq!(root, Path::new(PRIMARY));
         assert!(what.contains("/repo/primary/src/lib.rs"));
     }
@@ -341,19 +430,34 @@ pub(crate) mod tests {
     #[test]
     fn an_edit_of_a_file_in_a_linked_worktree_is_allowed_even_from_the_primary() {
         let act = Action::edit(vec!["/repo/linked/src/lib.rs".into()], PRIMARY);
-        assert_eq!(run(&no_hatches(), &act), Decision::Allow(Why::OutsideOrLinked));
+        assert_eq!(
+            run(&no_hatches(), &act),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
     }
 
     #[test]
     fn a_relative_edit_path_is_taken_from_where_the_agent_stands() {
-        assert!(blocked(&run(&no_hatches(), &Action::edit(vec!["../primary/a".into()], LINKED))));
-        assert!(!blocked(&run(&no_hatches(), &Action::edit(vec!["src/a".into()], LINKED))));
+        assert!(blocked(&run(
+            &no_hatches(),
+            &Action::edit(vec!["../primary/a".into()], LINKED)
+        )));
+        assert!(!blocked(&run(
+            &no_hatches(),
+            &Action::edit(vec!["src/a".into()], LINKED)
+        )));
     }
 
     #[test]
     fn a_linked_worktree_nested_inside_the_primary_is_still_a_linked_worktree() {
-        let act = Action::edit(vec!["/repo/primary/.claude/worktrees/x/a.rs".into()], PRIMARY);
-        assert_eq!(run(&no_hatches(), &act), Decision::Allow(Why::OutsideOrLinked));
+        let act = Action::edit(
+            vec!["/repo/primary/.claude/worktrees/x/a.rs".into()],
+            PRIMARY,
+        );
+        assert_eq!(
+            run(&no_hatches(), &act),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
     }
 
     #[test]
@@ -387,22 +491,32 @@ pub(crate) mod tests {
 
     #[test]
     fn a_command_that_will_not_tokenize_is_judged_by_where_the_agent_stands() {
-        assert_eq!(cmd("cd /repo/primary && echo 'unterminated", LINKED), Decision::Allow(Why::OutsideOrLinked));
+        assert_eq!(
+            cmd("cd /repo/primary && echo 'unterminated", LINKED),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
         assert!(blocked(&cmd("echo 'unterminated", PRIMARY)));
     }
 
     #[test]
     fn a_probe_error_blocks() {
         let d = cmd("ls", "/repo/broken");
-        let Decision::Block(Block::Failed { what }) = &d else { panic!("{d:?}") };
+        let Decision::Block(Block::Failed { what }) = &d else {
+            panic!("{d:?}")
+        };
         assert!(what.contains("/repo/broken"));
-        assert!(blocked(&run(&no_hatches(), &Action::edit(vec!["/repo/broken/a".into()], LINKED))));
+        assert!(blocked(&run(
+            &no_hatches(),
+            &Action::edit(vec!["/repo/broken/a".into()], LINKED)
+        )));
     }
 
     #[test]
     fn an_unknowable_place_blocks_with_a_reason_naming_it() {
         let d = cmd("echo x > \"$LOG\"", LINKED);
-        let Decision::Block(b @ Block::Unknown { .. }) = &d else { panic!("{d:?}") };
+        let Decision::Block(b @ Block::Unknown { .. }) = &d else {
+            panic!("{d:?}")
+        };
         assert!(b.message().contains("$LOG"));
     }
 }

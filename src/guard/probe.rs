@@ -15,27 +15,49 @@ pub enum Place {
     Primary { root: PathBuf },
     /// In a linked worktree (its `.git` is a file); `primary` is the primary checkout when the
     /// common dir is an ordinary `<checkout>/.git`.
-    Linked { root: PathBuf, primary: Option<PathBuf> },
+    Linked {
+        root: PathBuf,
+        primary: Option<PathBuf>,
+    },
 }
 
 /// Which checkout `path` (absolute; it need not exist yet) lies in. Any error reading a `.git`
 /// on the way is returned, so the caller can block rather than guess.
 pub fn locate(path: &Path) -> io::Result<Place> {
     if !path.is_absolute() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not absolute", path.display())));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not absolute", path.display()),
+        ));
     }
     let real = real_path(path)?;
     for dir in real.ancestors() {
         let dot_git = dir.join(".git");
         match fs::metadata(&dot_git) {
-            Ok(meta) if meta.is_dir() => return Ok(Place::Primary { root: dir.to_path_buf() }),
+            Ok(meta) if meta.is_dir() => {
+                return Ok(Place::Primary {
+                    root: dir.to_path_buf(),
+                });
+            }
             Ok(_) => {
                 let primary = primary_of_linked(dir, &dot_git)?;
-                return Ok(Place::Linked { root: dir.to_path_buf(), primary });
+                return Ok(Place::Linked {
+                    root: dir.to_path_buf(),
+                    primary,
+                });
             }
             // ENOTDIR: `dir` is the file being edited, not a directory; keep walking up.
-            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
-            Err(e) => return Err(io::Error::new(e.kind(), format!("cannot read {}: {e}", dot_git.display()))),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) => {}
+            Err(e) => {
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("cannot read {}: {e}", dot_git.display()),
+                ));
+            }
         }
     }
     Ok(Place::Outside)
@@ -61,10 +83,20 @@ fn real_path(path: &Path) -> io::Result<PathBuf> {
                 if exists {
                     match fs::canonicalize(&out) {
                         Ok(p) => out = p,
-                        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                            ) =>
+                        {
                             exists = false;
                         }
-                        Err(e) => return Err(io::Error::new(e.kind(), format!("cannot resolve {}: {e}", out.display()))),
+                        Err(e) => {
+                            return Err(io::Error::new(
+                                e.kind(),
+                                format!("cannot resolve {}: {e}", out.display()),
+                            ));
+                        }
                     }
                 }
             }
@@ -79,14 +111,22 @@ fn real_path(path: &Path) -> io::Result<PathBuf> {
 fn primary_of_linked(worktree: &Path, dot_git: &Path) -> io::Result<Option<PathBuf>> {
     let text = fs::read_to_string(dot_git)
         .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", dot_git.display())))?;
-    let Some(gitdir) = text.lines().next().and_then(|l| l.strip_prefix("gitdir:")).map(str::trim) else {
+    let Some(gitdir) = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("gitdir:"))
+        .map(str::trim)
+    else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             format!("{} does not name a gitdir", dot_git.display()),
         ));
     };
     if gitdir.is_empty() {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{} names an empty gitdir", dot_git.display())));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} names an empty gitdir", dot_git.display()),
+        ));
     }
     let admin = worktree.join(gitdir);
     let common = match fs::read_to_string(admin.join("commondir")) {
@@ -95,7 +135,10 @@ fn primary_of_linked(worktree: &Path, dot_git: &Path) -> io::Result<Option<PathB
         // `.git` file a linked worktree; there is no primary checkout to name.
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
-            return Err(io::Error::new(e.kind(), format!("cannot read {}: {e}", admin.join("commondir").display())));
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot read {}: {e}", admin.join("commondir").display()),
+            ));
         }
     };
     let common = real_path(&common)?;

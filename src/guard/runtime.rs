@@ -71,8 +71,14 @@ pub const BLOCK: i32 = 2;
 /// Reads one hook call. `fallback_cwd` (the hook's own working directory) is used only where a
 /// runtime's JSON has no working directory by design (Cursor's `preToolUse`); `home` expands
 /// Pi's `~` paths.
-pub fn parse(runtime: Runtime, input: &str, fallback_cwd: &Path, home: Option<&Path>) -> Result<Request, String> {
-    let v: Value = serde_json::from_str(input).map_err(|e| format!("{} hook JSON does not parse: {e}", runtime.name()))?;
+pub fn parse(
+    runtime: Runtime,
+    input: &str,
+    fallback_cwd: &Path,
+    home: Option<&Path>,
+) -> Result<Request, String> {
+    let v: Value = serde_json::from_str(input)
+        .map_err(|e| format!("{} hook JSON does not parse: {e}", runtime.name()))?;
     if !v.is_object() {
         return Err(format!("{} hook JSON is not an object", runtime.name()));
     }
@@ -91,7 +97,11 @@ pub fn parse(runtime: Runtime, input: &str, fallback_cwd: &Path, home: Option<&P
 /// explicit "allow" would skip the user's own permission prompts in some runtimes.
 pub fn reply(runtime: Option<Runtime>, decision: &Decision) -> Reply {
     let Decision::Block(block) = decision else {
-        return Reply { code: 0, stdout: String::new(), stderr: String::new() };
+        return Reply {
+            code: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+        };
     };
     let message = block.message();
     let stderr = format!("{message}\n");
@@ -99,17 +109,23 @@ pub fn reply(runtime: Option<Runtime>, decision: &Decision) -> Reply {
         // Copilot CLI ignores exit codes: only its deny JSON on a successful exit blocks.
         Some(Runtime::Copilot) => Reply {
             code: 0,
-            stdout: json!({"permissionDecision": "deny", "permissionDecisionReason": message}).to_string() + "\n",
+            stdout: json!({"permissionDecision": "deny", "permissionDecisionReason": message})
+                .to_string()
+                + "\n",
             stderr,
         },
         // Cursor blocks on exit 2 as well; the JSON carries the words to the agent and user.
         Some(Runtime::Cursor) => Reply {
             code: BLOCK,
-            stdout: json!({"permission": "deny", "user_message": message, "agent_message": message}).to_string()
-                + "\n",
+            stdout: json!({"permission": "deny", "user_message": message, "agent_message": message})
+                .to_string() + "\n",
             stderr,
         },
-        _ => Reply { code: BLOCK, stdout: String::new(), stderr },
+        _ => Reply {
+            code: BLOCK,
+            stdout: String::new(),
+            stderr,
+        },
     }
 }
 
@@ -126,10 +142,15 @@ fn required<'a>(v: &'a Value, path: &[&str], tool: &str) -> Result<&'a str, Stri
 }
 
 fn absolute_dir(v: &Value, path: &[&str]) -> Result<PathBuf, String> {
-    let dir = string(v, path).ok_or_else(|| format!("the hook JSON has no `{}`", path.join(".")))?;
+    let dir =
+        string(v, path).ok_or_else(|| format!("the hook JSON has no `{}`", path.join(".")))?;
     let dir = PathBuf::from(dir);
     if !dir.is_absolute() {
-        return Err(format!("the hook JSON's `{}` is not absolute: {}", path.join("."), dir.display()));
+        return Err(format!(
+            "the hook JSON's `{}` is not absolute: {}",
+            path.join("."),
+            dir.display()
+        ));
     }
     Ok(dir)
 }
@@ -140,7 +161,9 @@ fn command_of(v: &Value, path: &[&str], tool: &str) -> Result<String, String> {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(Value::Array(items)) => {
             let words: Option<Vec<&str>> = items.iter().map(Value::as_str).collect();
-            words.map(shell_words::join).ok_or_else(|| format!("the `{tool}` call's `{}` is not text", path.join(".")))
+            words
+                .map(shell_words::join)
+                .ok_or_else(|| format!("the `{tool}` call's `{}` is not text", path.join(".")))
         }
         _ => Err(format!("the `{tool}` call has no `{}`", path.join("."))),
     }
@@ -148,12 +171,20 @@ fn command_of(v: &Value, path: &[&str], tool: &str) -> Result<String, String> {
 
 /// The file paths an `apply_patch` text touches (added, updated, deleted or moved to).
 pub fn patch_files(patch: &str) -> Vec<PathBuf> {
-    const MARKERS: [&str; 4] = ["*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"];
+    const MARKERS: [&str; 4] = [
+        "*** Add File:",
+        "*** Update File:",
+        "*** Delete File:",
+        "*** Move to:",
+    ];
     patch
         .lines()
         .filter_map(|line| {
             let line = line.trim_start();
-            MARKERS.iter().find_map(|m| line.strip_prefix(m)).map(|p| PathBuf::from(p.trim()))
+            MARKERS
+                .iter()
+                .find_map(|m| line.strip_prefix(m))
+                .map(|p| PathBuf::from(p.trim()))
         })
         .filter(|p| !p.as_os_str().is_empty())
         .collect()
@@ -164,7 +195,10 @@ fn patch_action(patch: &str, base: &Path, cwd: PathBuf, tool: &str) -> Result<Re
     if files.is_empty() {
         return Err(format!("the `{tool}` call's patch names no file"));
     }
-    Ok(Request::Act(Action::edit(files.into_iter().map(|f| base.join(f)).collect(), cwd)))
+    Ok(Request::Act(Action::edit(
+        files.into_iter().map(|f| base.join(f)).collect(),
+        cwd,
+    )))
 }
 
 fn edit(file: &str, cwd: PathBuf) -> Request {
@@ -216,8 +250,13 @@ fn claude(v: &Value) -> Result<Request, String> {
     let tool = string(v, &["tool_name"]).ok_or("the claude hook JSON has no `tool_name`")?;
     let cwd = absolute_dir(v, &["cwd"])?;
     Ok(match tool {
-        "Bash" | "PowerShell" | "Monitor" => Request::Act(Action::command(command_of(v, &["tool_input", "command"], tool)?, cwd)),
-        "Write" | "Edit" | "MultiEdit" => edit(required(v, &["tool_input", "file_path"], tool)?, cwd),
+        "Bash" | "PowerShell" | "Monitor" => Request::Act(Action::command(
+            command_of(v, &["tool_input", "command"], tool)?,
+            cwd,
+        )),
+        "Write" | "Edit" | "MultiEdit" => {
+            edit(required(v, &["tool_input", "file_path"], tool)?, cwd)
+        }
         "NotebookEdit" => edit(required(v, &["tool_input", "notebook_path"], tool)?, cwd),
         // Subagents and worktree moves run their own tools, which come through here again.
         "Agent" | "Task" | "EnterWorktree" | "ExitWorktree" => Request::ReadOnly,
@@ -230,7 +269,10 @@ fn codex(v: &Value) -> Result<Request, String> {
     let tool = string(v, &["tool_name"]).ok_or("the codex hook JSON has no `tool_name`")?;
     let cwd = absolute_dir(v, &["cwd"])?;
     Ok(match tool {
-        "Bash" | "exec_command" | "shell" => Request::Act(Action::command(command_of(v, &["tool_input", "command"], tool)?, cwd)),
+        "Bash" | "exec_command" | "shell" => Request::Act(Action::command(
+            command_of(v, &["tool_input", "command"], tool)?,
+            cwd,
+        )),
         // Codex hands apply_patch's patch text over as `command`.
         "apply_patch" | "Edit" | "Write" => {
             let patch = string(v, &["tool_input", "command"])
@@ -253,7 +295,9 @@ fn gemini(v: &Value) -> Result<Request, String> {
             let dir = string(v, &["tool_input", "dir_path"]).map_or(cwd.clone(), |d| cwd.join(d));
             Request::Act(Action::command(command, dir))
         }
-        "write_file" | "replace" | "edit" => edit(required(v, &["tool_input", "file_path"], tool)?, cwd),
+        "write_file" | "replace" | "edit" => {
+            edit(required(v, &["tool_input", "file_path"], tool)?, cwd)
+        }
         t if is_read_only(t) => Request::ReadOnly,
         _ => unknown_tool(cwd),
     })
@@ -263,20 +307,33 @@ fn cursor(v: &Value, fallback_cwd: &Path) -> Result<Request, String> {
     let event = string(v, &["hook_event_name"]).unwrap_or("preToolUse");
     let named = string(v, &["cwd"])
         .or_else(|| string(v, &["tool_input", "cwd"]))
-        .or_else(|| v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str));
+        .or_else(|| {
+            v.get("workspace_roots")
+                .and_then(|r| r.get(0))
+                .and_then(Value::as_str)
+        });
     let cwd = named.map_or_else(|| fallback_cwd.to_path_buf(), PathBuf::from);
     if !cwd.is_absolute() {
-        return Err(format!("the cursor hook JSON's working directory is not absolute: {}", cwd.display()));
+        return Err(format!(
+            "the cursor hook JSON's working directory is not absolute: {}",
+            cwd.display()
+        ));
     }
     if event == "beforeShellExecution" {
-        return Ok(Request::Act(Action::command(command_of(v, &["command"], "beforeShellExecution")?, cwd)));
+        return Ok(Request::Act(Action::command(
+            command_of(v, &["command"], "beforeShellExecution")?,
+            cwd,
+        )));
     }
     if event != "preToolUse" {
         return Ok(unknown_tool(cwd));
     }
     let tool = string(v, &["tool_name"]).ok_or("the cursor hook JSON has no `tool_name`")?;
     Ok(match tool {
-        "Shell" | "Terminal" => Request::Act(Action::command(command_of(v, &["tool_input", "command"], tool)?, cwd)),
+        "Shell" | "Terminal" => Request::Act(Action::command(
+            command_of(v, &["tool_input", "command"], tool)?,
+            cwd,
+        )),
         "Write" | "Edit" | "StrReplace" | "Delete" | "MultiEdit" | "EditNotebook" => {
             let file = ["file_path", "path", "target_file", "target_notebook"]
                 .iter()
@@ -293,7 +350,8 @@ fn copilot(v: &Value) -> Result<Request, String> {
     // camelCase payload (`toolArgs` is JSON inside a string) or the VS Code-style one.
     let (tool, args) = if let Some(tool) = string(v, &["toolName"]) {
         let args = match v.get("toolArgs") {
-            Some(Value::String(s)) => serde_json::from_str(s).map_err(|e| format!("copilot `toolArgs` does not parse: {e}"))?,
+            Some(Value::String(s)) => serde_json::from_str(s)
+                .map_err(|e| format!("copilot `toolArgs` does not parse: {e}"))?,
             Some(other) => other.clone(),
             None => Value::Null,
         };
@@ -304,7 +362,9 @@ fn copilot(v: &Value) -> Result<Request, String> {
     };
     let cwd = absolute_dir(v, &["cwd"])?;
     Ok(match tool {
-        "bash" | "powershell" | "shell" => Request::Act(Action::command(command_of(&args, &["command"], tool)?, cwd)),
+        "bash" | "powershell" | "shell" => {
+            Request::Act(Action::command(command_of(&args, &["command"], tool)?, cwd))
+        }
         "edit" | "create" | "write" => {
             let file = string(&args, &["path"])
                 .or_else(|| string(&args, &["file_path"]))
@@ -331,7 +391,10 @@ fn opencode(v: &Value) -> Result<Request, String> {
         "apply_patch" | "patch" => {
             let patch = required(v, &["args", "patchText"], tool)?;
             // Patch paths are relative to the project root, which is the git worktree.
-            let base = string(v, &["worktree"]).map(PathBuf::from).filter(|p| p.is_absolute()).unwrap_or(cwd.clone());
+            let base = string(v, &["worktree"])
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .unwrap_or(cwd.clone());
             patch_action(patch, &base, cwd, tool)?
         }
         "task" | "skill" | "plan" => Request::ReadOnly,
@@ -345,14 +408,21 @@ fn pi(v: &Value, home: Option<&Path>) -> Result<Request, String> {
     let tool = string(v, &["tool"]).ok_or("the pi hook JSON has no `tool`")?;
     let cwd = absolute_dir(v, &["cwd"])?;
     Ok(match tool {
-        "bash" => Request::Act(Action::command(command_of(v, &["input", "command"], tool)?, cwd)),
+        "bash" => Request::Act(Action::command(
+            command_of(v, &["input", "command"], tool)?,
+            cwd,
+        )),
         "edit" | "write" => {
             let raw = required(v, &["input", "path"], tool)?;
             // Pi resolves `@path` and `~/path` before touching the file; so must we.
             let path = raw.strip_prefix('@').unwrap_or(raw);
             let file = match (path.strip_prefix('~'), home) {
-                (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => h.join(rest.trim_start_matches('/')),
-                (Some(_), _) => return Err(format!("cannot expand `{raw}` without a home directory")),
+                (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
+                    h.join(rest.trim_start_matches('/'))
+                }
+                (Some(_), _) => {
+                    return Err(format!("cannot expand `{raw}` without a home directory"));
+                }
                 (None, _) => cwd.join(path),
             };
             Request::Act(Action::edit(vec![file], cwd))
@@ -371,10 +441,30 @@ mod tests {
     macro_rules! cases {
         ($rt:literal) => {
             [
-                ("allow", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/allow.json"))),
-                ("block", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/block.json"))),
-                ("malformed", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/malformed.json"))),
-                ("read-only", include_str!(concat!("../../tests/fixtures/guard/", $rt, "/read-only.json"))),
+                (
+                    "allow",
+                    include_str!(concat!("../../tests/fixtures/guard/", $rt, "/allow.json")),
+                ),
+                (
+                    "block",
+                    include_str!(concat!("../../tests/fixtures/guard/", $rt, "/block.json")),
+                ),
+                (
+                    "malformed",
+                    include_str!(concat!(
+                        "../../tests/fixtures/guard/",
+                        $rt,
+                        "/malformed.json"
+                    )),
+                ),
+                (
+                    "read-only",
+                    include_str!(concat!(
+                        "../../tests/fixtures/guard/",
+                        $rt,
+                        "/read-only.json"
+                    )),
+                ),
             ]
         };
     }
@@ -389,21 +479,38 @@ mod tests {
             Runtime::Opencode => cases!("opencode"),
             Runtime::Pi => cases!("pi"),
         };
-        let text = all.iter().find(|(c, _)| *c == case).map(|(_, t)| *t).unwrap_or_default();
-        text.replace("@PRIMARY@", PRIMARY).replace("@LINKED@", LINKED)
+        let text = all
+            .iter()
+            .find(|(c, _)| *c == case)
+            .map(|(_, t)| *t)
+            .unwrap_or_default();
+        text.replace("@PRIMARY@", PRIMARY)
+            .replace("@LINKED@", LINKED)
     }
 
     fn answer(runtime: Runtime, json: &str) -> Reply {
         let decision = match parse(runtime, json, Path::new("/nowhere"), Some(Path::new(HOME))) {
             Ok(Request::ReadOnly) => Decision::Allow(crate::guard::Why::ReadOnlyTool),
-            Ok(Request::Act(a)) => decide(&Hatches::default(), &a, Some(Path::new(HOME)), &mut fake_probe),
+            Ok(Request::Act(a)) => decide(
+                &Hatches::default(),
+                &a,
+                Some(Path::new(HOME)),
+                &mut fake_probe,
+            ),
             Err(what) => Decision::Block(crate::guard::Block::Failed { what }),
         };
         reply(Some(runtime), &decision)
     }
 
     fn assert_allows(r: &Reply) {
-        assert_eq!(r, &Reply { code: 0, stdout: String::new(), stderr: String::new() });
+        assert_eq!(
+            r,
+            &Reply {
+                code: 0,
+                stdout: String::new(),
+                stderr: String::new()
+            }
+        );
     }
 
     fn assert_blocks(runtime: Runtime, r: &Reply) {
@@ -413,7 +520,11 @@ mod tests {
                 assert_eq!(r.code, 0);
                 let v: Value = serde_json::from_str(&r.stdout).expect("deny JSON");
                 assert_eq!(v["permissionDecision"], "deny");
-                assert!(v["permissionDecisionReason"].as_str().is_some_and(|s| !s.is_empty()));
+                assert!(
+                    v["permissionDecisionReason"]
+                        .as_str()
+                        .is_some_and(|s| !s.is_empty())
+                );
             }
             Runtime::Cursor => {
                 assert_eq!(r.code, BLOCK);
@@ -439,7 +550,12 @@ mod tests {
         for rt in Runtime::ALL {
             let r = answer(rt, &fixture(rt, "block"));
             assert_blocks(rt, &r);
-            assert!(r.stderr.contains("is protected"), "{}: {}", rt.name(), r.stderr);
+            assert!(
+                r.stderr.contains("is protected"),
+                "{}: {}",
+                rt.name(),
+                r.stderr
+            );
         }
     }
 
@@ -448,7 +564,12 @@ mod tests {
         for rt in Runtime::ALL {
             let r = answer(rt, &fixture(rt, "malformed"));
             assert_blocks(rt, &r);
-            assert!(r.stderr.contains("does not parse"), "{}: {}", rt.name(), r.stderr);
+            assert!(
+                r.stderr.contains("does not parse"),
+                "{}: {}",
+                rt.name(),
+                r.stderr
+            );
         }
     }
 
@@ -462,21 +583,62 @@ mod tests {
     #[test]
     fn json_that_lacks_what_the_tool_needs_blocks_with_a_reason() {
         let cases = [
-            (Runtime::Claude, r#"{"cwd":"/repo/linked","tool_name":"Bash","tool_input":{}}"#, "command"),
-            (Runtime::Claude, r#"{"cwd":"/repo/linked","tool_name":"Edit","tool_input":{}}"#, "file_path"),
-            (Runtime::Claude, r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#, "cwd"),
-            (Runtime::Claude, r#"{"cwd":"relative","tool_name":"Bash","tool_input":{"command":"ls"}}"#, "absolute"),
+            (
+                Runtime::Claude,
+                r#"{"cwd":"/repo/linked","tool_name":"Bash","tool_input":{}}"#,
+                "command",
+            ),
+            (
+                Runtime::Claude,
+                r#"{"cwd":"/repo/linked","tool_name":"Edit","tool_input":{}}"#,
+                "file_path",
+            ),
+            (
+                Runtime::Claude,
+                r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+                "cwd",
+            ),
+            (
+                Runtime::Claude,
+                r#"{"cwd":"relative","tool_name":"Bash","tool_input":{"command":"ls"}}"#,
+                "absolute",
+            ),
             (Runtime::Claude, r#"[]"#, "not an object"),
-            (Runtime::Codex, r#"{"cwd":"/repo/linked","tool_name":"apply_patch","tool_input":{"command":"no markers"}}"#, "names no file"),
-            (Runtime::Copilot, r#"{"cwd":"/repo/linked","toolName":"bash","toolArgs":"{oops"}"#, "toolArgs"),
-            (Runtime::Opencode, r#"{"tool":"edit","args":{},"directory":"/repo/linked"}"#, "filePath"),
-            (Runtime::Pi, r#"{"tool":"write","input":{},"cwd":"/repo/linked"}"#, "path"),
-            (Runtime::Gemini, r#"{"cwd":"/repo/linked","tool_name":"replace","tool_input":{}}"#, "file_path"),
+            (
+                Runtime::Codex,
+                r#"{"cwd":"/repo/linked","tool_name":"apply_patch","tool_input":{"command":"no markers"}}"#,
+                "names no file",
+            ),
+            (
+                Runtime::Copilot,
+                r#"{"cwd":"/repo/linked","toolName":"bash","toolArgs":"{oops"}"#,
+                "toolArgs",
+            ),
+            (
+                Runtime::Opencode,
+                r#"{"tool":"edit","args":{},"directory":"/repo/linked"}"#,
+                "filePath",
+            ),
+            (
+                Runtime::Pi,
+                r#"{"tool":"write","input":{},"cwd":"/repo/linked"}"#,
+                "path",
+            ),
+            (
+                Runtime::Gemini,
+                r#"{"cwd":"/repo/linked","tool_name":"replace","tool_input":{}}"#,
+                "file_path",
+            ),
         ];
         for (rt, json, word) in cases {
             let r = answer(rt, json);
             assert_blocks(rt, &r);
-            assert!(r.stderr.contains(word), "{}: {} lacks {word}", rt.name(), r.stderr);
+            assert!(
+                r.stderr.contains(word),
+                "{}: {} lacks {word}",
+                rt.name(),
+                r.stderr
+            );
         }
     }
 
@@ -512,7 +674,10 @@ mod tests {
     fn opencode_patch_paths_are_relative_to_the_worktree() {
         let patch = "*** Begin Patch\n*** Add File: ../primary/x\n+hi\n*** End Patch";
         let j = json!({"tool":"apply_patch","args":{"patchText":patch},"directory":"/repo/linked/sub","worktree":"/repo/linked"});
-        assert_blocks(Runtime::Opencode, &answer(Runtime::Opencode, &j.to_string()));
+        assert_blocks(
+            Runtime::Opencode,
+            &answer(Runtime::Opencode, &j.to_string()),
+        );
     }
 
     #[test]

@@ -22,9 +22,18 @@ pub struct NotTokenizable(pub String);
 
 /// Every place `command` lands besides `cwd` itself, with relative paths resolved against
 /// each directory the command may be in at that point. `home` expands `~`.
-pub fn targets(command: &str, cwd: &Path, home: Option<&Path>) -> Result<Vec<Target>, NotTokenizable> {
+pub fn targets(
+    command: &str,
+    cwd: &Path,
+    home: Option<&Path>,
+) -> Result<Vec<Target>, NotTokenizable> {
     let tokens = Scanner::new(command).list(false)?;
-    let mut walk = Walk { dirs: vec![cwd.to_path_buf()], home, targets: Vec::new(), depth: 0 };
+    let mut walk = Walk {
+        dirs: vec![cwd.to_path_buf()],
+        home,
+        targets: Vec::new(),
+        depth: 0,
+    };
     walk.tokens(&tokens)?;
     Ok(walk.targets)
 }
@@ -38,7 +47,10 @@ enum Tok {
     Word(Word),
     /// `;`, `&&`, `||`, `|`, `&`, newline, `(`, `)`: ends a simple command.
     Op,
-    Redirect { writes: bool, target: Word },
+    Redirect {
+        writes: bool,
+        target: Word,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -58,7 +70,11 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(text: &'a str) -> Self {
-        Scanner { s: text.as_bytes(), text, pos: 0 }
+        Scanner {
+            s: text.as_bytes(),
+            text,
+            pos: 0,
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -79,7 +95,11 @@ impl<'a> Scanner<'a> {
         let mut parens = 0usize;
         loop {
             let Some(c) = self.peek() else {
-                return if in_substitution { self.fail("unterminated `$(`") } else { Ok(toks) };
+                return if in_substitution {
+                    self.fail("unterminated `$(`")
+                } else {
+                    Ok(toks)
+                };
             };
             match c {
                 b' ' | b'\t' | b'\r' => self.pos += 1,
@@ -133,7 +153,10 @@ impl<'a> Scanner<'a> {
             self.pos += 1;
         }
         let start = self.pos;
-        while self.peek().is_some_and(|c| matches!(c, b'<' | b'>' | b'&' | b'|' | b'-')) {
+        while self
+            .peek()
+            .is_some_and(|c| matches!(c, b'<' | b'>' | b'&' | b'|' | b'-'))
+        {
             // `>&-` closes a descriptor; stop before a `-` that starts a word such as `>-x`.
             if self.peek() == Some(b'-') && !self.text[start..self.pos].ends_with('&') {
                 break;
@@ -144,7 +167,10 @@ impl<'a> Scanner<'a> {
         let op = &self.text[start..self.pos];
         let writes = op.starts_with('>') || op.starts_with("&>") || op == "<>";
         if op.ends_with("&-") {
-            return Ok(Tok::Redirect { writes: false, target: Word::default() });
+            return Ok(Tok::Redirect {
+                writes: false,
+                target: Word::default(),
+            });
         }
         while matches!(self.peek(), Some(b' ' | b'\t')) {
             self.pos += 1;
@@ -159,9 +185,16 @@ impl<'a> Scanner<'a> {
         // `>&2`, `2>&1`: a descriptor, not a file.
         let dup = (op.ends_with(">&") || op.ends_with("<&"))
             && !target.raw.is_empty()
-            && target.raw.trim_end_matches('-').bytes().all(|b| b.is_ascii_digit());
+            && target
+                .raw
+                .trim_end_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_digit());
         let heredoc = op.starts_with("<<");
-        Ok(Tok::Redirect { writes: writes && !dup && !heredoc, target })
+        Ok(Tok::Redirect {
+            writes: writes && !dup && !heredoc,
+            target,
+        })
     }
 
     fn word(&mut self) -> Result<Word, NotTokenizable> {
@@ -175,7 +208,9 @@ impl<'a> Scanner<'a> {
         }
         while let Some(c) = self.peek() {
             match c {
-                b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => break,
+                b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => {
+                    break;
+                }
                 b'\\' => self.pos = (self.pos + 2).min(self.s.len()),
                 b'\'' => {
                     self.pos += 1;
@@ -288,7 +323,10 @@ impl<'a> Scanner<'a> {
             Some(c) if c.is_ascii_alphanumeric() || b"_@*#?$!-".contains(&c) => {
                 self.pos += 2;
                 if c.is_ascii_alphabetic() || c == b'_' {
-                    while self.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+                    while self
+                        .peek()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    {
                         self.pos += 1;
                     }
                 }
@@ -333,8 +371,10 @@ const GIT_PLACE_VARIABLES: &[&str] = &["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_D
 const GIT_PLACE_OPTIONS: &[&str] = &["--git-dir", "--work-tree"];
 
 /// Words that may stand before a command name without being one.
-const PREFIX_WORDS: &[&str] =
-    &["!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "time", "command", "builtin"];
+const PREFIX_WORDS: &[&str] = &[
+    "!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "time",
+    "command", "builtin",
+];
 
 struct Walk<'h> {
     dirs: Vec<PathBuf>,
@@ -355,14 +395,17 @@ impl Value<'_> {
     }
 
     fn program(&self) -> Option<&str> {
-        self.text.as_deref().map(|t| t.rsplit('/').next().unwrap_or(t))
+        self.text
+            .as_deref()
+            .map(|t| t.rsplit('/').next().unwrap_or(t))
     }
 }
 
 impl Walk<'_> {
     fn tokens(&mut self, toks: &[Tok]) -> Result<(), NotTokenizable> {
         if self.depth > MAX_DEPTH {
-            self.targets.push(Target::Unknown("commands nested too deep".into()));
+            self.targets
+                .push(Target::Unknown("commands nested too deep".into()));
             return Ok(());
         }
         for simple in toks.split(|t| matches!(t, Tok::Op)) {
@@ -397,7 +440,10 @@ impl Walk<'_> {
                     for sub in &w.subs {
                         self.nested(sub)?;
                     }
-                    words.push(Value { word: w, text: unquote(w) });
+                    words.push(Value {
+                        word: w,
+                        text: unquote(w),
+                    });
                 }
                 Tok::Redirect { writes, target } => {
                     for sub in &target.subs {
@@ -411,7 +457,10 @@ impl Walk<'_> {
             }
         }
         self.git_places(&words);
-        let Some(at) = words.iter().position(|v| !is_assignment(v) && !PREFIX_WORDS.iter().any(|p| v.is(p))) else {
+        let Some(at) = words
+            .iter()
+            .position(|v| !is_assignment(v) && !PREFIX_WORDS.iter().any(|p| v.is(p)))
+        else {
             return Ok(());
         };
         let (name, args) = (&words[at], &words[at + 1..]);
@@ -445,14 +494,19 @@ impl Walk<'_> {
         let (mut after_git, mut after_env) = (false, false);
         for (i, v) in words.iter().enumerate() {
             let raw = v.word.raw.as_str();
-            let key = v.text.as_deref().unwrap_or_else(|| raw.trim_start_matches(['"', '\'']));
+            let key = v
+                .text
+                .as_deref()
+                .unwrap_or_else(|| raw.trim_start_matches(['"', '\'']));
             let assignment = is_assignment(v) || after_env;
             for name in GIT_PLACE_VARIABLES.iter().chain(GIT_PLACE_OPTIONS) {
                 let is_option = GIT_PLACE_OPTIONS.contains(name);
                 if (is_option && !after_git) || (!is_option && !assignment) {
                     continue;
                 }
-                let Some(rest) = key.strip_prefix(name) else { continue };
+                let Some(rest) = key.strip_prefix(name) else {
+                    continue;
+                };
                 if let Some(value) = rest.strip_prefix('=') {
                     let text = v.text.as_ref().map(|_| value.to_string());
                     self.place(text.as_deref(), raw, true);
@@ -465,14 +519,20 @@ impl Walk<'_> {
             }
             match v.program() {
                 Some("git") => after_git = true,
-                Some("env" | "export" | "declare" | "typeset" | "local" | "readonly") => after_env = true,
+                Some("env" | "export" | "declare" | "typeset" | "local" | "readonly") => {
+                    after_env = true
+                }
                 _ => {}
             }
         }
     }
 
     fn change_dir(&mut self, name: &Value, args: &[Value]) {
-        let operand = args.iter().find(|v| !(v.text.as_deref().is_some_and(|t| t.starts_with('-') && t.len() > 1)));
+        let operand = args.iter().find(|v| {
+            !(v.text
+                .as_deref()
+                .is_some_and(|t| t.starts_with('-') && t.len() > 1))
+        });
         let Some(dest) = operand else {
             // `cd` alone goes home; `cd -L` too.
             match self.home {
@@ -483,7 +543,9 @@ impl Walk<'_> {
         };
         match dest.text.as_deref() {
             Some("-") => self.targets.push(Target::Unknown("cd -".into())),
-            Some(t) if t.starts_with('+') && name.is("pushd") => self.targets.push(Target::Unknown(format!("pushd {t}"))),
+            Some(t) if t.starts_with('+') && name.is("pushd") => {
+                self.targets.push(Target::Unknown(format!("pushd {t}")))
+            }
             text => {
                 let places = self.resolve(text, &dest.word.raw);
                 self.enter(places);
@@ -502,7 +564,9 @@ impl Walk<'_> {
 
     fn shell_text(&mut self, args: &[Value]) -> Result<(), NotTokenizable> {
         let flag = args.iter().position(|v| {
-            v.text.as_deref().is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
+            v.text
+                .as_deref()
+                .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
         });
         // Without `-c` (`bash script.sh`, `sh < file`) the script's text is not ours to read.
         if let Some(i) = flag {
@@ -526,7 +590,9 @@ impl Walk<'_> {
                 i += 1;
             } else if let Some(rest) = v.text.as_deref().and_then(|t| t.strip_prefix("--chdir=")) {
                 self.place(Some(rest), &v.word.raw, true);
-            } else if v.word.dynamic && (v.word.raw.starts_with("-C") || v.word.raw.starts_with("--chdir")) {
+            } else if v.word.dynamic
+                && (v.word.raw.starts_with("-C") || v.word.raw.starts_with("--chdir"))
+            {
                 self.targets.push(Target::Unknown(v.word.raw.clone()));
             }
             i += 1;
@@ -535,7 +601,8 @@ impl Walk<'_> {
 
     fn place(&mut self, text: Option<&str>, raw: &str, dir: bool) {
         for p in self.resolve(text, raw) {
-            self.targets.push(if dir { Target::Dir(p) } else { Target::File(p) });
+            self.targets
+                .push(if dir { Target::Dir(p) } else { Target::File(p) });
         }
     }
 
@@ -570,7 +637,10 @@ impl Walk<'_> {
 
 fn is_assignment(v: &Value) -> bool {
     let raw = v.word.raw.as_bytes();
-    let name_len = raw.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
+    let name_len = raw
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
     name_len > 0 && !raw[0].is_ascii_digit() && raw.get(name_len) == Some(&b'=')
 }
 
@@ -587,7 +657,10 @@ fn unquote(w: &Word) -> Option<String> {
 }
 
 fn raw_of(args: &[Value]) -> String {
-    args.iter().map(|v| v.word.raw.as_str()).collect::<Vec<_>>().join(" ")
+    args.iter()
+        .map(|v| v.word.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -613,7 +686,14 @@ mod tests {
 
     #[test]
     fn a_relative_path_after_a_cd_is_resolved_against_every_directory_it_may_be_in() {
-        assert_eq!(t("cd a; echo > f"), vec![dir("/w/a"), Target::File("/w/f".into()), Target::File("/w/a/f".into())]);
+        assert_eq!(
+            t("cd a; echo > f"),
+            vec![
+                dir("/w/a"),
+                Target::File("/w/f".into()),
+                Target::File("/w/a/f".into())
+            ]
+        );
     }
 
     #[test]
@@ -629,14 +709,20 @@ mod tests {
 
     #[test]
     fn git_options_count_only_after_git() {
-        assert_eq!(t("git -C /r --git-dir=/g --work-tree /t log"), vec![dir("/g"), dir("/t"), dir("/r")]);
+        assert_eq!(
+            t("git -C /r --git-dir=/g --work-tree /t log"),
+            vec![dir("/g"), dir("/t"), dir("/r")]
+        );
         assert!(t("echo --git-dir=/g -C /r").is_empty());
     }
 
     #[test]
     fn values_only_the_shell_knows_are_unknown() {
         assert_eq!(t("cd $X"), vec![Target::Unknown("$X".into())]);
-        assert_eq!(t("echo > \"${OUT}\""), vec![Target::Unknown("\"${OUT}\"".into())]);
+        assert_eq!(
+            t("echo > \"${OUT}\""),
+            vec![Target::Unknown("\"${OUT}\"".into())]
+        );
         assert_eq!(t("cd -"), vec![Target::Unknown("cd -".into())]);
     }
 
@@ -649,7 +735,9 @@ mod tests {
 
     #[test]
     fn unterminated_quotes_and_substitutions_do_not_tokenize() {
-        for c in ["echo 'a", "echo \"a", "echo $(a", "echo `a", "echo ${a", "echo $'a", "echo >"] {
+        for c in [
+            "echo 'a", "echo \"a", "echo $(a", "echo `a", "echo ${a", "echo $'a", "echo >",
+        ] {
             assert!(targets(c, Path::new("/w"), None).is_err(), "{c}");
         }
     }

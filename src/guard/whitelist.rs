@@ -3,7 +3,9 @@
 //! tokenize or unquote, so no shell metacharacter can ride along with an allowed verb.
 
 /// The seed's worktrunk verbs; `merge` and `remove` are left out on purpose.
-const WT_VERBS: &[&str] = &["switch", "list", "path", "which", "config", "diff", "log", "step"];
+const WT_VERBS: &[&str] = &[
+    "switch", "list", "path", "which", "config", "diff", "log", "step",
+];
 
 /// berth's own way out: make, find or take a worktree, or look at them.
 const BERTH_VERBS: &[&str] = &["add", "list", "ls", "path", "collect", "claim"];
@@ -18,7 +20,10 @@ pub fn is_whitelisted(command: &str) -> bool {
         return verb_and_args(rest.split(' '), WT_VERBS);
     }
     // `git berth` is two words in the command, so it costs no argument slot.
-    match command.strip_prefix(crate::names::TOOL).and_then(|r| r.strip_prefix(' ')) {
+    match command
+        .strip_prefix(crate::names::TOOL)
+        .and_then(|r| r.strip_prefix(' '))
+    {
         Some(rest) => verb_and_args(rest.split(' '), BERTH_VERBS),
         None => false,
     }

@@ -160,3 +160,219 @@ pub fn git_worktree_paths(sandbox: &Sandbox, dir: &Path) -> Vec<PathBuf> {
         .map(PathBuf::from)
         .collect()
 }
+
+// ---- Helpers for the lifecycle tests (add, list, path, remove, prune, discovery) ----
+
+/// One entry of `git worktree list --porcelain`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitWorktree {
+    pub path: PathBuf,
+    pub head: Option<String>,
+    /// Full ref name, `refs/heads/...`.
+    pub branch: Option<String>,
+    pub bare: bool,
+    pub detached: bool,
+    pub locked: bool,
+    pub prunable: bool,
+}
+
+/// Every worktree real git reports, parsed from `git worktree list --porcelain`.
+pub fn git_worktrees(sandbox: &Sandbox, dir: &Path) -> Vec<GitWorktree> {
+    let text = sandbox.git(dir, &["worktree", "list", "--porcelain"]);
+    let mut out = Vec::new();
+    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let mut wt = GitWorktree {
+            path: PathBuf::new(),
+            head: None,
+            branch: None,
+            bare: false,
+            detached: false,
+            locked: false,
+            prunable: false,
+        };
+        for line in block.lines() {
+            let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+            match key {
+                "worktree" => wt.path = PathBuf::from(value),
+                "HEAD" => wt.head = Some(value.to_owned()),
+                "branch" => wt.branch = Some(value.to_owned()),
+                "bare" => wt.bare = true,
+                "detached" => wt.detached = true,
+                "locked" => wt.locked = true,
+                "prunable" => wt.prunable = true,
+                _ => {}
+            }
+        }
+        out.push(wt);
+    }
+    out
+}
+
+/// The entry real git reports for `path`, if any.
+pub fn git_worktree_at(sandbox: &Sandbox, dir: &Path, path: &Path) -> Option<GitWorktree> {
+    git_worktrees(sandbox, dir)
+        .into_iter()
+        .find(|w| w.path == path)
+}
+
+/// Both output streams, for assertion messages.
+pub fn outputs(out: &Output) -> String {
+    format!("stdout: {}\nstderr: {}", stdout(out), stderr(out))
+}
+
+/// The `git berth` binary's folder, to put first on `PATH` so that `git berth` finds it.
+pub fn berth_bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_git-berth"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// Everything an `add` or a refused command could leave behind, to compare before and after.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RepoState {
+    pub worktrees: String,
+    pub refs: String,
+    pub admin_entries: Vec<String>,
+    pub registry: Option<Vec<u8>>,
+    pub data_files: Vec<PathBuf>,
+}
+
+impl Sandbox {
+    /// `git berth add <args>` in `dir`, required to succeed; the path it printed, which must exist.
+    pub fn add(&self, dir: &Path, args: &[&str]) -> PathBuf {
+        let mut full = vec!["add"];
+        full.extend_from_slice(args);
+        let out = self.berth_ok(dir, &full);
+        assert_eq!(
+            out.lines().count(),
+            1,
+            "add prints the path alone on one line: {out:?}"
+        );
+        let path = PathBuf::from(out.trim_end_matches('\n'));
+        assert!(path.is_absolute(), "add prints an absolute path: {out:?}");
+        assert!(path.is_dir(), "add made {}", path.display());
+        path
+    }
+
+    /// Run berth with `--json` somewhere in `args` and parse stdout.
+    pub fn berth_json(&self, dir: &Path, args: &[&str]) -> serde_json::Value {
+        let out = self.berth_ok(dir, args);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+    }
+
+    /// The rows of `git berth list --json` (with `--all` when asked).
+    pub fn list_rows(&self, dir: &Path, all: bool) -> Vec<serde_json::Value> {
+        let mut args = vec!["list", "--json"];
+        if all {
+            args.push("--all");
+        }
+        let value = self.berth_json(dir, &args);
+        value["worktrees"]
+            .as_array()
+            .unwrap_or_else(|| panic!("list --json has a worktrees array: {value}"))
+            .clone()
+    }
+
+    /// The row of `list --json` named `name`.
+    pub fn list_row(&self, dir: &Path, name: &str) -> serde_json::Value {
+        let rows = self.list_rows(dir, false);
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("no row named {name} in {rows:?}"))
+            .clone()
+    }
+
+    /// `git rev-parse <rev>` in `dir`.
+    pub fn rev(&self, dir: &Path, rev: &str) -> String {
+        self.git(dir, &["rev-parse", "--verify", "-q", rev])
+            .trim()
+            .to_owned()
+    }
+
+    /// Local branch names, as `git branch --list` shows them.
+    pub fn branches(&self, dir: &Path) -> Vec<String> {
+        self.git(dir, &["branch", "--list", "--format=%(refname:short)"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    pub fn has_branch(&self, dir: &Path, branch: &str) -> bool {
+        self.branches(dir).iter().any(|b| b == branch)
+    }
+
+    /// `git status --porcelain` in `dir` (ignored files are not shown).
+    pub fn status(&self, dir: &Path) -> String {
+        self.git(dir, &["status", "--porcelain"])
+    }
+
+    /// The common dir as real git reports it, absolute.
+    pub fn common_dir(&self, dir: &Path) -> PathBuf {
+        let out = self.git(
+            dir,
+            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        );
+        PathBuf::from(out.trim())
+    }
+
+    /// `<common dir>/berth/registry.toml`.
+    pub fn registry_path(&self, dir: &Path) -> PathBuf {
+        self.common_dir(dir).join("berth").join("registry.toml")
+    }
+
+    /// Use `<root>/<folder>` as `berth.worktreeBase` of `repo`; returns it.
+    pub fn set_worktree_base(&self, repo: &Path, folder: &str) -> PathBuf {
+        let base = self.root.join(folder);
+        self.git(
+            repo,
+            &["config", "berth.worktreeBase", base.to_str().unwrap()],
+        );
+        base
+    }
+
+    /// A snapshot of what berth could change in `repo`.
+    pub fn state(&self, repo: &Path) -> RepoState {
+        let common = self.common_dir(repo);
+        let mut admin_entries: Vec<String> = std::fs::read_dir(common.join("worktrees"))
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        admin_entries.sort();
+        let mut data_files = Vec::new();
+        walk_files(&self.data(), &mut data_files);
+        data_files.sort();
+        RepoState {
+            worktrees: self.git(repo, &["worktree", "list", "--porcelain"]),
+            refs: self.git(repo, &["for-each-ref", "--format=%(refname) %(objectname)"]),
+            admin_entries,
+            registry: std::fs::read(common.join("berth").join("registry.toml")).ok(),
+            data_files,
+        }
+    }
+}
+
+/// Every file (not folder) under `dir`, recursively.
+fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.is_dir() && !path.is_symlink() {
+            walk_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The first line of a command's stderr, and the second (the hint), if any.
+pub fn error_lines(stderr: &str) -> (String, Option<String>) {
+    let mut lines = stderr.lines();
+    let first = lines.next().unwrap_or_default().to_owned();
+    (first, lines.next().map(str::to_owned))
+}

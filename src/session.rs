@@ -1,0 +1,345 @@
+//! Sessions and claims: who holds a worktree, and whether that hold is still live. The judging is
+//! pure (`judge`); only `current` and `process_alive` look at the environment and `/proc`.
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{refuse, refuse_with_hint};
+use crate::names;
+
+/// A hold on a worktree: which session, which process keeps it alive, and since when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    pub session: String,
+    pub pid: u32,
+    /// The process's start time (clock ticks since boot, Linux), so a reused pid is not mistaken
+    /// for the process that made the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
+    /// Seconds since the Unix epoch.
+    pub at: u64,
+}
+
+/// The caller's identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub id: String,
+    pub pid: u32,
+    pub pid_start: Option<u64>,
+}
+
+impl Session {
+    pub fn claim(&self, now: u64) -> Claim {
+        Claim {
+            session: self.id.clone(),
+            pid: self.pid,
+            pid_start: self.pid_start,
+            at: now,
+        }
+    }
+}
+
+/// What a claim means to the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hold {
+    /// Nobody holds it.
+    Free,
+    /// The caller's own session holds it.
+    Mine,
+    /// Another session holds it and its process is alive and the claim is young.
+    Live,
+    /// Another session held it; the reason says why that no longer counts.
+    Stale(String),
+}
+
+/// Judge a claim: live when it is the caller's own, or its process is alive and it is younger
+/// than `ttl`; otherwise stale, with the reason a person reads.
+pub fn judge(
+    claim: Option<&Claim>,
+    me: &str,
+    now: u64,
+    ttl: u64,
+    alive: impl Fn(u32, Option<u64>) -> bool,
+) -> Hold {
+    let Some(claim) = claim else {
+        return Hold::Free;
+    };
+    if claim.session == me {
+        return Hold::Mine;
+    }
+    if !alive(claim.pid, claim.pid_start) {
+        return Hold::Stale(format!("pid {} is gone", claim.pid));
+    }
+    if now.saturating_sub(claim.at) >= ttl {
+        return Hold::Stale(format!("older than {}", format_duration(ttl)));
+    }
+    Hold::Live
+}
+
+/// The caller's session: `--session`, else `BERTH_SESSION`, else `<user>@<host>`.
+pub fn current(flag: Option<&str>) -> Result<Session> {
+    let id = match flag {
+        Some(id) => id.to_owned(),
+        None => match std::env::var(names::env::SESSION) {
+            Ok(id) if !id.is_empty() => id,
+            _ => default_id(),
+        },
+    };
+    validate(&id)?;
+    let (pid, pid_start) = match std::env::var(names::env::SESSION_PID) {
+        Ok(raw) if !raw.is_empty() => {
+            let pid: u32 = raw.trim().parse().map_err(|_| {
+                refuse(format!(
+                    "{} must be a process id, not '{raw}'",
+                    names::env::SESSION_PID
+                ))
+            })?;
+            (pid, process_start(pid))
+        }
+        _ => {
+            let pid = holder_pid();
+            (pid, process_start(pid))
+        }
+    };
+    Ok(Session { id, pid, pid_start })
+}
+
+/// A session id is one safe token: no path separators, `..`, whitespace or control characters.
+pub fn validate(id: &str) -> Result<()> {
+    let bad = id.is_empty()
+        || id.len() > 200
+        || id.contains("..")
+        || id
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c.is_whitespace() || c.is_control());
+    if bad {
+        return Err(refuse_with_hint(
+            format!("invalid session id '{}'", id.escape_debug()),
+            "use one token without '/', '\\', '..', spaces or control characters",
+        ));
+    }
+    Ok(())
+}
+
+fn default_id() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "user".to_owned());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".to_owned());
+    let token: String = format!("{user}@{host}")
+        .chars()
+        .map(|c| {
+            if c.is_whitespace() || c == '/' || c == '\\' || c.is_control() {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect();
+    token.replace("..", "-")
+}
+
+/// Programs that only pass a call along: a claim should outlive them, not end with them.
+const PASS_THROUGH: &[&str] = &[
+    "git",
+    "git-berth",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "mksh",
+    "tcsh",
+    "csh",
+    "env",
+    "timeout",
+    "nice",
+    "nohup",
+    "xargs",
+];
+
+/// The nearest ancestor that is not git, berth or a shell: the agent whose life the claim follows.
+fn holder_pid() -> u32 {
+    let mut pid = parent_of(std::process::id()).unwrap_or(0);
+    let direct = pid;
+    for _ in 0..64 {
+        if pid <= 1 {
+            break;
+        }
+        match comm(pid) {
+            Some(name) if PASS_THROUGH.contains(&name.as_str()) => {}
+            Some(_) => return pid,
+            None => break,
+        }
+        match parent_of(pid) {
+            Some(parent) => pid = parent,
+            None => break,
+        }
+    }
+    if direct > 1 {
+        direct
+    } else {
+        std::process::id()
+    }
+}
+
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is in parentheses and may hold spaces; fields after it are plain.
+    let rest = &text[text.rfind(')')? + 2..];
+    Some(rest.split(' ').map(str::to_owned).collect())
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_fields(pid)?.get(1)?.parse().ok()
+}
+
+fn comm(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|c| c.trim_end().to_owned())
+}
+
+/// Start time of a process in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
+fn process_start(pid: u32) -> Option<u64> {
+    stat_fields(pid)?.get(19)?.parse().ok()
+}
+
+/// Whether the process that made a claim still runs. Where `/proc` is missing (not Linux), a
+/// process is taken as alive and the claim lives until its TTL.
+pub fn process_alive(pid: u32, start: Option<u64>) -> bool {
+    if !std::path::Path::new("/proc/self/stat").exists() {
+        return true;
+    }
+    match (process_start(pid), start) {
+        (None, _) => false,
+        (Some(now), Some(then)) => now == then,
+        (Some(_), None) => true,
+    }
+}
+
+/// `12h`, `30m`, `45s`, `2d` or plain seconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let n: u64 = digits.parse().ok()?;
+    let scale = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        _ => return None,
+    };
+    n.checked_mul(scale)
+}
+
+pub fn format_duration(secs: u64) -> String {
+    match secs {
+        s if s % 86400 == 0 && s >= 86400 => format!("{}d", s / 86400),
+        s if s % 3600 == 0 && s >= 3600 => format!("{}h", s / 3600),
+        s if s % 60 == 0 && s >= 60 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+/// How long ago, for people: `3m ago`.
+pub fn age(now: u64, then: u64) -> String {
+    let secs = now.saturating_sub(then);
+    match secs {
+        s if s < 60 => format!("{s}s ago"),
+        s if s < 3600 => format!("{}m ago", s / 60),
+        s if s < 86400 => format!("{}h ago", s / 3600),
+        s => format!("{}d ago", s / 86400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(session: &str, at: u64) -> Claim {
+        Claim {
+            session: session.into(),
+            pid: 4121,
+            pid_start: Some(7),
+            at,
+        }
+    }
+
+    const TTL: u64 = 12 * 3600;
+
+    #[test]
+    fn no_claim_is_free_and_my_own_is_mine_even_when_its_process_is_gone() {
+        assert_eq!(judge(None, "me", 100, TTL, |_, _| true), Hold::Free);
+        assert_eq!(
+            judge(Some(&claim("me", 0)), "me", 100, TTL, |_, _| false),
+            Hold::Mine
+        );
+    }
+
+    #[test]
+    fn another_sessions_claim_is_live_while_its_process_runs_and_it_is_young() {
+        assert_eq!(
+            judge(Some(&claim("s2", 90)), "me", 100, TTL, |_, _| true),
+            Hold::Live
+        );
+    }
+
+    #[test]
+    fn a_claim_whose_process_is_gone_is_stale_with_the_pid_named() {
+        assert_eq!(
+            judge(Some(&claim("s2", 90)), "me", 100, TTL, |_, _| false),
+            Hold::Stale("pid 4121 is gone".into())
+        );
+    }
+
+    #[test]
+    fn a_claim_older_than_the_ttl_is_stale() {
+        assert_eq!(
+            judge(Some(&claim("s2", 0)), "me", TTL, TTL, |_, _| true),
+            Hold::Stale("older than 12h".into())
+        );
+    }
+
+    #[test]
+    fn session_ids_must_be_one_safe_token() {
+        for bad in ["", "a/b", "a\\b", "..", "a b", "a\tb", "a\u{7}b"] {
+            assert!(validate(bad).is_err(), "{bad:?}");
+        }
+        for good in ["agent-7", "me@host", "0f9c1e2a-uuid", "s.1"] {
+            assert!(validate(good).is_ok(), "{good:?}");
+        }
+    }
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(parse_duration("12h"), Some(43200));
+        assert_eq!(parse_duration("30m"), Some(1800));
+        assert_eq!(parse_duration("90"), Some(90));
+        assert_eq!(parse_duration("2d"), Some(172800));
+        assert_eq!(parse_duration("soon"), None);
+        assert_eq!(format_duration(43200), "12h");
+    }
+
+    #[test]
+    fn this_process_is_alive_and_a_wrong_start_time_is_not() {
+        let me = std::process::id();
+        let start = process_start(me);
+        assert!(process_alive(me, start));
+        if let Some(start) = start {
+            assert!(!process_alive(me, Some(start + 1)));
+        }
+        assert!(!process_alive(u32::MAX - 1, None));
+    }
+}

@@ -1,0 +1,224 @@
+//! `git berth init` end to end on real repositories: atomic, idempotent, fail-closed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::SystemTime;
+
+struct Repo {
+    base: PathBuf,
+    root: PathBuf,
+}
+
+impl Repo {
+    fn new(tag: &str) -> Repo {
+        let base = std::env::temp_dir().join(format!("berth-init-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).expect("temp dir");
+        let base = base.canonicalize().expect("canonical");
+        let ok = Command::new("git")
+            .args(["init", "-q", "repo"])
+            .current_dir(&base)
+            .env("HOME", &base)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .status()
+            .expect("git")
+            .success();
+        assert!(ok);
+        Repo {
+            root: base.join("repo"),
+            base,
+        }
+    }
+
+    fn init(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_git-berth"))
+            .arg("init")
+            .args(args)
+            .current_dir(&self.root)
+            .env("HOME", &self.base)
+            .env("XDG_DATA_HOME", &self.base)
+            .output()
+            .expect("init runs")
+    }
+
+    fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.root.join(rel)).unwrap_or_default()
+    }
+
+    fn mtime(&self, rel: &str) -> SystemTime {
+        std::fs::metadata(self.root.join(rel))
+            .and_then(|m| m.modified())
+            .expect("mtime")
+    }
+}
+
+impl Drop for Repo {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const FILES: [&str; 7] = [
+    ".claude/settings.json",
+    ".codex/hooks.json",
+    ".gemini/settings.json",
+    ".cursor/hooks.json",
+    ".github/hooks/berth-guard.json",
+    ".opencode/plugins/berth-guard.ts",
+    ".pi/extensions/berth-guard.ts",
+];
+
+#[test]
+fn init_installs_the_seeds_three_runtimes_by_default_and_names_the_trust_steps() {
+    let r = Repo::new("default");
+    let o = r.init(&[]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        r.read(".claude/settings.json")
+            .contains("git berth guard --runtime claude")
+    );
+    assert!(
+        r.read(".opencode/plugins/berth-guard.ts")
+            .contains(r#"["git","berth","guard","--runtime","opencode"]"#)
+    );
+    assert!(
+        r.read(".pi/extensions/berth-guard.ts")
+            .contains(r#"["git","berth","guard","--runtime","pi"]"#)
+    );
+    assert!(!r.root.join(".codex").exists());
+    assert!(err(&o).contains("trust dialog"), "{}", err(&o));
+}
+
+#[test]
+fn a_second_run_writes_nothing_and_says_already_installed() {
+    let r = Repo::new("idempotent");
+    assert_eq!(
+        r.init(&[
+            "--runtime",
+            "claude,codex,gemini,cursor,copilot,opencode,pi"
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
+    let before: Vec<SystemTime> = FILES.iter().map(|f| r.mtime(f)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = r.init(&[
+        "--runtime",
+        "claude,codex,gemini,cursor,copilot,opencode,pi",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(err(&o).contains("already installed"), "{}", err(&o));
+    let after: Vec<SystemTime> = FILES.iter().map(|f| r.mtime(f)).collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn settings_are_merged_keeping_foreign_hooks_and_permissions_and_uninstall_restores_them() {
+    let r = Repo::new("merge");
+    std::fs::create_dir_all(r.root.join(".claude")).expect("dir");
+    let foreign = r#"{"permissions":{"allow":["Bash(npm test)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"herdr report"}]}]}}"#;
+    std::fs::write(r.root.join(".claude/settings.json"), foreign).expect("write");
+    assert_eq!(r.init(&["--runtime", "claude"]).status.code(), Some(0));
+    let merged = r.read(".claude/settings.json");
+    assert!(
+        merged.contains("herdr report")
+            && merged.contains("Bash(npm test)")
+            && merged.contains("PreToolUse")
+    );
+    let o = r.init(&["--runtime", "claude", "--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let back: serde_json::Value =
+        serde_json::from_str(&r.read(".claude/settings.json")).expect("json");
+    assert_eq!(
+        back,
+        serde_json::from_str::<serde_json::Value>(foreign).expect("json")
+    );
+}
+
+#[test]
+fn uninstall_removes_every_file_init_created() {
+    let r = Repo::new("uninstall");
+    let all = "claude,codex,gemini,cursor,copilot,opencode,pi";
+    assert_eq!(
+        r.init(&["--runtime", all, "--worktrees"]).status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        r.init(&["--runtime", all, "--uninstall"]).status.code(),
+        Some(0)
+    );
+    for f in FILES {
+        assert!(!r.root.join(f).exists(), "{f}");
+    }
+    let left: Vec<_> = std::fs::read_dir(&r.root)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from(".git")]);
+}
+
+#[test]
+fn an_unforced_overwrite_is_refused_and_nothing_is_written() {
+    let r = Repo::new("conflict");
+    std::fs::create_dir_all(r.root.join(".pi/extensions")).expect("dir");
+    std::fs::write(r.root.join(".pi/extensions/berth-guard.ts"), "// mine\n").expect("write");
+    let o = r.init(&["--runtime", "claude,pi"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = err(&o);
+    assert!(e.starts_with("git berth: "), "{e}");
+    assert!(
+        e.contains("\nhint: git berth init --runtime pi --force"),
+        "{e}"
+    );
+    assert!(
+        !r.root.join(".claude").exists(),
+        "claude's settings were written despite the refusal"
+    );
+    assert_eq!(r.read(".pi/extensions/berth-guard.ts"), "// mine\n");
+    assert_eq!(
+        r.init(&["--runtime", "claude,pi", "--force"]).status.code(),
+        Some(0)
+    );
+    assert!(
+        r.read(".pi/extensions/berth-guard.ts")
+            .contains("tool_call")
+    );
+}
+
+#[test]
+fn a_target_outside_any_repository_is_refused() {
+    let r = Repo::new("nongit");
+    let outside = r.base.join("plain");
+    std::fs::create_dir_all(&outside).expect("dir");
+    let o = r.init(&[outside.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err(&o).contains("is not in a git repository"),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(std::fs::read_dir(&outside).expect("dir").count(), 0);
+}
+
+#[test]
+fn an_unknown_runtime_is_refused_by_name() {
+    let r = Repo::new("unknown");
+    let o = r.init(&["--runtime", "claude,emacs"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(err(&o).contains("'emacs'"));
+    assert!(!r.root.join(".claude").exists());
+}
+
+#[test]
+fn init_from_a_subdirectory_installs_at_the_checkout_root() {
+    let r = Repo::new("subdir");
+    std::fs::create_dir_all(r.root.join("src/deep")).expect("dir");
+    let o = r.init(&["src/deep", "--runtime", "claude"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(Path::new(&r.root.join(".claude/settings.json")).exists());
+}
