@@ -46,6 +46,10 @@ pub enum Command {
     /// Remove worktrees that hold no uncommitted or unmerged work
     #[command(visible_alias = "rm")]
     Remove(commands::remove::RemoveArgs),
+    /// Remove every worktree that is clean, merged and not claimed; say why each other stays
+    Clean(commands::clean::CleanArgs),
+    /// The merge-back overview: commits, dirty, unpushed, clean merge, shared files
+    Collect(commands::collect::CollectArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
     /// Decide whether an agent's next action may run (exit 0 allow, 2 block)

@@ -2,6 +2,8 @@
 
 pub mod add;
 pub mod claim;
+pub mod clean;
+pub mod collect;
 pub mod guard;
 pub mod hook;
 pub mod init;
@@ -35,6 +37,8 @@ pub fn dispatch(cli: &Cli, out: &mut dyn Write) -> Result<()> {
         Command::Remove(args) => remove::run(&ctx, args, out),
         Command::Prune(args) => prune::run(&ctx, args, out),
         Command::Claim(args) => claim::run(&ctx, args, out),
+        Command::Clean(args) => clean::run(&ctx, args, out),
+        Command::Collect(args) => collect::run(&ctx, args, out),
         Command::Release(args) => release::run(&ctx, args, out),
         Command::Hook(_) | Command::Guard(_) | Command::Init(_) => {
             unreachable!("handled before discovery")

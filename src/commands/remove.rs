@@ -11,6 +11,7 @@ use crate::inventory::Entry;
 use crate::names;
 use crate::registry::Store;
 use crate::repo::Context;
+use crate::session::{self, Hold};
 
 #[derive(Debug, clap::Args)]
 pub struct RemoveArgs {
@@ -31,6 +32,7 @@ pub enum Verdict {
     Remove,
     Locked(String),
     Inside,
+    Claimed(String),
     Dirty,
     Unmerged { commits: usize, branch: String },
 }
@@ -40,6 +42,8 @@ pub enum Verdict {
 pub struct Facts {
     pub locked: Option<String>,
     pub inside: bool,
+    /// Another session that holds a live claim.
+    pub claimed_by: Option<String>,
     pub dirty: bool,
     pub unmerged: usize,
     pub branch: String,
@@ -56,6 +60,9 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
     if force {
         return Verdict::Remove;
     }
+    if let Some(session) = &facts.claimed_by {
+        return Verdict::Claimed(session.clone());
+    }
     if facts.dirty {
         return Verdict::Dirty;
     }
@@ -71,6 +78,8 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
 pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()> {
     let store = Store::new(ctx.state_dir());
     let registry = store.load()?;
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
     let mut targets = Vec::new();
     for name in &args.names {
         let entry = super::path::find(ctx, &registry, name)?;
@@ -78,7 +87,10 @@ pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()>
             .iter()
             .any(|(e, _): &(Entry, Facts)| e.name == entry.name)
         {
-            let facts = facts(ctx, &entry, args.delete_branch)?;
+            let scope = Scope::Remove {
+                delete_branch: args.delete_branch,
+            };
+            let facts = facts(ctx, &entry, &me.id, ttl, scope)?;
             targets.push((entry, facts));
         }
     }
@@ -106,50 +118,78 @@ pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()>
     }
 
     for (entry, _) in &targets {
-        let record = entry
-            .record
-            .as_ref()
-            .expect("remove works on managed worktrees");
-        if entry.present {
-            worktrees::remove(&ctx.repo, &entry.path, args.force)?;
-        } else {
-            // Its folder is gone: only git's admin entry (if any) is left to drop.
-            let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
-            worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
-        }
-        store.update(|registry| {
-            registry.remove(&record.name);
-            Ok(())
-        })?;
-        let mut branch_note = format!("branch {} kept", record.branch);
-        if args.delete_branch
-            && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
-        {
-            git::delete_branch(&ctx.repo, &record.branch, tip)?;
-            branch_note = format!(
-                "branch {} deleted (was {})",
-                record.branch,
-                super::add::short(&tip.to_string())
-            );
-        }
+        let note = carry_out(ctx, &store, entry, args.force, args.delete_branch)?;
         eprintln!(
-            "removed worktree '{}' ({}); {branch_note}",
-            record.name,
+            "removed worktree '{}' ({}); {note}",
+            entry.name,
             entry.path.display()
         );
     }
     Ok(())
 }
 
-/// Look at the worktree: lock, where the caller stands, changes, and commits found nowhere else.
-fn facts(ctx: &Context, entry: &Entry, delete_branch: bool) -> Result<Facts> {
+/// Remove one judged worktree: its checkout and admin entry, its record, and with
+/// `delete_branch` its branch. Returns what happened to the branch, for people.
+pub fn carry_out(
+    ctx: &Context,
+    store: &Store,
+    entry: &Entry,
+    discard: bool,
+    delete_branch: bool,
+) -> Result<String> {
+    let record = entry
+        .record
+        .as_ref()
+        .expect("remove works on managed worktrees");
+    if entry.present {
+        worktrees::remove(&ctx.repo, &entry.path, discard)?;
+    } else {
+        // Its folder is gone: only git's admin entry (if any) is left to drop.
+        let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
+        worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
+    }
+    store.update(|registry| {
+        registry.remove(&record.name);
+        Ok(())
+    })?;
+    if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
+        git::delete_branch(&ctx.repo, &record.branch, tip)?;
+        return Ok(format!(
+            "branch {} deleted (was {})",
+            record.branch,
+            super::add::short(&tip.to_string())
+        ));
+    }
+    Ok(format!("branch {} kept", record.branch))
+}
+
+/// Which commits count as safe elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// `remove`: the trunk, the upstream, or squash-merged into the trunk; with `delete_branch`
+    /// the branch's own tip is judged too.
+    Remove { delete_branch: bool },
+    /// `clean`: only the trunk counts (directly or squash-merged); a pushed branch is not landed.
+    Clean,
+}
+
+/// Look at the worktree: lock, claim, where the caller stands, changes, and commits found
+/// nowhere else.
+pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> Result<Facts> {
     let record = entry.record.as_ref().expect("managed");
+    let now = crate::registry::now();
+    let claimed_by =
+        match session::judge(record.claim.as_ref(), me, now, ttl, session::process_alive) {
+            Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
+            _ => None,
+        };
     let mut facts = Facts {
         locked: entry.locked.clone(),
         inside: ctx
             .current
             .as_deref()
             .is_some_and(|cur| cur == entry.path.as_path()),
+        claimed_by,
         branch: record.branch.clone(),
         ..Facts::default()
     };
@@ -164,26 +204,38 @@ fn facts(ctx: &Context, entry: &Entry, delete_branch: bool) -> Result<Facts> {
             facts.branch = name.shorten().to_string();
         }
     }
-    if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
+    if (scope
+        == Scope::Remove {
+            delete_branch: true,
+        }
+        || !entry.present)
+        && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
+    {
         tips.push(tip);
     }
-    let trunk = ctx.trunk();
-    let mut elsewhere: Vec<gix::ObjectId> = graph::resolve_commit(&ctx.repo, &trunk)
-        .into_iter()
-        .collect();
+    let trunk = graph::resolve_commit(&ctx.repo, &ctx.trunk());
+    let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
     if let Ok(base) = gix::ObjectId::from_hex(record.base_commit.as_bytes()) {
         elsewhere.push(base);
     }
-    elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
+    if matches!(scope, Scope::Remove { .. }) {
+        elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
+    }
     for tip in tips {
-        facts.unmerged = facts
-            .unmerged
-            .max(graph::unmerged_count(&ctx.repo, tip, &elsewhere)?);
+        let mut unmerged = graph::unmerged_count(&ctx.repo, tip, &elsewhere)?;
+        // A squash or rebase merge leaves the commits off the trunk but their changes on it.
+        if unmerged > 0
+            && let Some(trunk) = trunk
+            && graph::merge_changes_nothing(&ctx.repo, trunk, tip)?
+        {
+            unmerged = 0;
+        }
+        facts.unmerged = facts.unmerged.max(unmerged);
     }
     Ok(facts)
 }
 
-fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
+pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
     let name = &entry.name;
     let (message, hint) = match verdict {
         Verdict::Remove => return None,
@@ -208,6 +260,13 @@ fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Opti
                 ),
                 None => "run it from another directory".to_owned(),
             },
+        ),
+        Verdict::Claimed(session) => (
+            format!("worktree '{name}' is claimed by session {session}"),
+            format!(
+                "wait for it to be released, or remove it anyway with {} remove --force '{name}'",
+                names::TOOL
+            ),
         ),
         Verdict::Dirty => (
             format!("worktree '{name}' has uncommitted changes or untracked files"),
@@ -272,6 +331,16 @@ mod tests {
                 branch: "berth/a".into()
             }
         );
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn another_live_sessions_claim_is_respected_unless_forced() {
+        let facts = Facts {
+            claimed_by: Some("s2".into()),
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, false), Verdict::Claimed("s2".into()));
         assert_eq!(verdict(&facts, true), Verdict::Remove);
     }
 

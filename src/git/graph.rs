@@ -119,3 +119,77 @@ pub fn merges_cleanly(
 ) -> Result<bool> {
     Ok(merged_tree(repo, trunk, tip)?.is_some())
 }
+
+/// A commit shown to people.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CommitLine {
+    pub id: String,
+    pub subject: String,
+}
+
+/// Commits on `tip` not reachable from `base`, newest first, at most `limit`.
+pub fn commits_since(
+    repo: &gix::Repository,
+    tip: gix::ObjectId,
+    base: gix::ObjectId,
+    limit: usize,
+) -> Result<Vec<CommitLine>> {
+    let walk = repo
+        .rev_walk([tip])
+        .with_hidden([base])
+        .sorting(gix::revision::walk::Sorting::ByCommitTime(
+            Default::default(),
+        ))
+        .all()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let mut out = Vec::new();
+    for info in walk.take(limit) {
+        let info = info.map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        let commit = info.object().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        let subject = commit
+            .message()
+            .map(|m| m.summary().to_string())
+            .unwrap_or_default();
+        out.push(CommitLine {
+            id: info.id.to_string(),
+            subject,
+        });
+    }
+    Ok(out)
+}
+
+/// Files that `tip` changes relative to its merge base with `trunk` (what merging it would
+/// bring), without rename tracking.
+pub fn changed_files(
+    repo: &gix::Repository,
+    trunk: gix::ObjectId,
+    tip: gix::ObjectId,
+) -> Result<Vec<String>> {
+    let Some(base) = repo
+        .merge_base(tip, trunk)
+        .ok()
+        .flatten()
+        .map(|id| id.detach())
+    else {
+        return Ok(Vec::new());
+    };
+    let tree_of = |id: gix::ObjectId| -> Result<gix::Tree<'_>> {
+        repo.find_commit(id)
+            .map_err(|e| anyhow::anyhow!("{e:#}"))?
+            .tree()
+            .map_err(|e| anyhow::anyhow!("{e:#}"))
+    };
+    let old = tree_of(base)?;
+    let new = tree_of(tip)?;
+    let changes = repo
+        .diff_tree_to_tree(&old, &new, gix::diff::Options::default())
+        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let mut files: Vec<String> = changes
+        .iter()
+        .filter(|c| !c.entry_mode().is_tree())
+        .map(|c| c.location().to_string())
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
