@@ -149,17 +149,22 @@ fn read(path: &Path) -> Result<Registry> {
     let text = match fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Registry::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            return Err(corrupt(path, "not UTF-8 text"));
+        }
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    parse(&text).map_err(|reason| {
-        error::refuse_with_hint(
-            format!("corrupt registry {}: {reason}", path.display()),
-            format!(
-                "repair or move the file aside by hand; {} never rewrites it",
-                names::TOOL
-            ),
-        )
-    })
+    parse(&text).map_err(|reason| corrupt(path, &reason))
+}
+
+fn corrupt(path: &Path, reason: &str) -> anyhow::Error {
+    error::refuse_with_hint(
+        format!("corrupt registry {}: {reason}", path.display()),
+        format!(
+            "repair or move the file aside by hand; {} never rewrites it",
+            names::TOOL
+        ),
+    )
 }
 
 /// Parse a registry text; the error is one line.

@@ -336,7 +336,7 @@ fn add_reads_a_relative_worktree_base_from_the_primary_checkout() {
         std::fs::canonicalize(&path).unwrap(),
         sb.root.join("app-trees/auth")
     );
-    assert!(git_worktrees(&sb, &repo).len() == 2);
+    assert_eq!(git_worktrees(&sb, &repo).len(), 2);
 }
 
 #[test]
@@ -591,7 +591,10 @@ fn add_runs_the_post_checkout_hook_from_core_hooks_path() {
     )
     .unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    sb.git(&repo, &["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    sb.git(
+        &repo,
+        &["config", "core.hooksPath", hooks.to_str().unwrap()],
+    );
 
     sb.add(&repo, &["hooked"]);
 

@@ -93,6 +93,7 @@ pub fn run(ctx: &Context, args: &ClaimArgs, out: &mut dyn Write) -> Result<()> {
     let ttl = ctx.claim_ttl()?;
     let store = Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
+    super::add::roll_back_dead_adds(ctx, &mut locked)?;
     let record = locked
         .registry
         .find_mut(&args.name)

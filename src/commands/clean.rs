@@ -56,10 +56,14 @@ pub fn reason(verdict: &Verdict) -> Option<String> {
 }
 
 pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
-    let store = Store::new(ctx.state_dir());
-    let registry = store.load()?;
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
+    // Judge and act under one lock: a worktree claimed while clean runs must be seen as claimed.
+    let mut locked = Store::new(ctx.state_dir()).lock()?;
+    if !args.dry_run {
+        super::add::roll_back_dead_adds(ctx, &mut locked)?;
+    }
+    let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
     for entry in inventory::entries(ctx, &registry, false)? {
         let record = entry.record.clone().expect("managed");
@@ -75,7 +79,7 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
             (Some(_), _) => "kept",
             (None, true) => "would remove",
             (None, false) => {
-                remove::carry_out(ctx, &store, &entry, false, false)?;
+                remove::carry_out(ctx, &mut locked, &entry, false, false)?;
                 "removed"
             }
         };
@@ -87,6 +91,7 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
             reason: kept,
         });
     }
+    drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     let report = Report {
         removed: outcomes.len() - kept,

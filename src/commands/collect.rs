@@ -40,7 +40,7 @@ pub struct Work {
     pub branch: Option<String>,
     /// `ok` or `missing`.
     pub state: &'static str,
-    /// Commits on HEAD since the worktree's base commit.
+    /// The worktree's own commits, counted as `list` counts them.
     pub ahead: Option<usize>,
     /// Those commits, newest first, at most 20.
     pub commits: Vec<CommitLine>,
@@ -107,10 +107,10 @@ fn work(entry: &Entry, trunk: &str) -> Work {
     let Some(head) = repo.head_id().ok().map(|id| id.detach()) else {
         return work;
     };
-    if let Ok(base) = gix::ObjectId::from_hex(record.base_commit.as_bytes()) {
-        work.ahead = graph::ahead_behind(&repo, head, base).ok().map(|(a, _)| a);
-        work.commits = graph::commits_since(&repo, head, base, MAX_COMMITS).unwrap_or_default();
-    }
+    let base = graph::Base::of(&repo, record, work.branch.as_deref());
+    work.ahead = base.ahead_behind(&repo, head).ok().map(|(a, _)| a);
+    work.commits =
+        graph::commits_since(&repo, head, &base.hidden(), MAX_COMMITS).unwrap_or_default();
     if let Some(branch) = &work.branch
         && let Some(upstream) = graph::upstream_tip(&repo, branch)
     {

@@ -75,9 +75,10 @@ pub struct Row {
     pub base: Option<String>,
     /// What the base was named when the worktree was made.
     pub base_ref: Option<String>,
-    /// Commits on HEAD that the base (the current tip of `base_ref`) does not have.
+    /// The worktree's own commits: on HEAD, not on the base commit nor on the current tip of
+    /// `base_ref` when that is a branch.
     pub ahead: Option<usize>,
-    /// Commits on the base (the current tip of `base_ref`) that HEAD does not have.
+    /// Commits on the current tip of `base_ref` (when it is a branch) that HEAD lacks.
     pub behind: Option<usize>,
     /// Tracked changes or untracked files; ignored files do not count. Null when missing.
     pub dirty: Option<bool>,
@@ -176,12 +177,9 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
     let head = repo.head_id().ok().map(|id| id.detach());
     row.head = head.map(|id| id.to_string());
     row.dirty = status::is_dirty(&repo).ok();
-    let base = record.and_then(|r| {
-        graph::resolve_commit(&repo, &r.base_ref)
-            .or_else(|| gix::ObjectId::from_hex(r.base_commit.as_bytes()).ok())
-    });
-    if let (Some(head), Some(base)) = (head, base)
-        && let Ok((ahead, behind)) = graph::ahead_behind(&repo, head, base)
+    if let (Some(head), Some(record)) = (head, record)
+        && let Ok((ahead, behind)) =
+            graph::Base::of(&repo, record, row.branch.as_deref()).ahead_behind(&repo, head)
     {
         row.ahead = Some(ahead);
         row.behind = Some(behind);

@@ -9,7 +9,7 @@ use crate::error::Refusal;
 use crate::git::{self, graph, status, worktrees};
 use crate::inventory::Entry;
 use crate::names;
-use crate::registry::Store;
+use crate::registry::{Locked, Store};
 use crate::repo::Context;
 use crate::session::{self, Hold};
 
@@ -76,10 +76,12 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()> {
-    let store = Store::new(ctx.state_dir());
-    let registry = store.load()?;
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
+    // Judge and act under one lock: no claim or add can slip in between.
+    let mut locked = Store::new(ctx.state_dir()).lock()?;
+    super::add::roll_back_dead_adds(ctx, &mut locked)?;
+    let registry = locked.registry.clone();
     let mut targets = Vec::new();
     for name in &args.names {
         let entry = super::path::find(ctx, &registry, name)?;
@@ -118,7 +120,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()>
     }
 
     for (entry, _) in &targets {
-        let note = carry_out(ctx, &store, entry, args.force, args.delete_branch)?;
+        let note = carry_out(ctx, &mut locked, entry, args.force, args.delete_branch)?;
         eprintln!(
             "removed worktree '{}' ({}); {note}",
             entry.name,
@@ -128,11 +130,11 @@ pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()>
     Ok(())
 }
 
-/// Remove one judged worktree: its checkout and admin entry, its record, and with
-/// `delete_branch` its branch. Returns what happened to the branch, for people.
+/// Remove one worktree judged under the held lock: its checkout and admin entry, its record, and
+/// with `delete_branch` its branch. Returns what happened to the branch, for people.
 pub fn carry_out(
     ctx: &Context,
-    store: &Store,
+    locked: &mut Locked,
     entry: &Entry,
     discard: bool,
     delete_branch: bool,
@@ -148,10 +150,8 @@ pub fn carry_out(
         let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
         worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
     }
-    store.update(|registry| {
-        registry.remove(&record.name);
-        Ok(())
-    })?;
+    locked.registry.remove(&record.name);
+    locked.save()?;
     if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
         git::delete_branch(&ctx.repo, &record.branch, tip)?;
         return Ok(format!(
@@ -193,44 +193,48 @@ pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> 
         branch: record.branch.clone(),
         ..Facts::default()
     };
-    let mut tips = Vec::new();
+    let mut head = None;
     if entry.present {
         let repo = status::open(&entry.path)?;
         facts.dirty = status::is_dirty(&repo)?;
-        if let Ok(head) = repo.head_id() {
-            tips.push(head.detach());
-        }
+        head = repo.head_id().ok().map(|id| id.detach());
         if let Some(name) = repo.head_name().ok().flatten() {
             facts.branch = name.shorten().to_string();
         }
     }
-    if (scope
-        == Scope::Remove {
-            delete_branch: true,
-        }
-        || !entry.present)
-        && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
-    {
-        tips.push(tip);
-    }
     let trunk = graph::resolve_commit(&ctx.repo, &ctx.trunk());
-    let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
-    if let Ok(base) = gix::ObjectId::from_hex(record.base_commit.as_bytes()) {
-        elsewhere.push(base);
-    }
-    if matches!(scope, Scope::Remove { .. }) {
-        elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
-    }
-    for tip in tips {
-        let mut unmerged = graph::unmerged_count(&ctx.repo, tip, &elsewhere)?;
+    let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| -> Result<usize> {
+        let count = graph::unmerged_count(&ctx.repo, tip, elsewhere)?;
         // A squash or rebase merge leaves the commits off the trunk but their changes on it.
-        if unmerged > 0
+        if count > 0
             && let Some(trunk) = trunk
             && graph::merge_changes_nothing(&ctx.repo, trunk, tip)?
         {
-            unmerged = 0;
+            return Ok(0);
         }
-        facts.unmerged = facts.unmerged.max(unmerged);
+        Ok(count)
+    };
+    // The worktree's own work: commits on its HEAD since the commit it started from.
+    if let Some(head) = head {
+        let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
+        elsewhere.extend(gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok());
+        if matches!(scope, Scope::Remove { .. }) {
+            elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
+        }
+        facts.unmerged = unmerged(head, &elsewhere)?;
+    }
+    // Deleting the branch loses every commit on it that no other ref reaches, whatever the
+    // worktree started from (a checked-out existing branch brings commits of its own).
+    if scope
+        == (Scope::Remove {
+            delete_branch: true,
+        })
+        && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
+    {
+        let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
+        elsewhere.extend(graph::upstream_tip(&ctx.repo, &record.branch));
+        elsewhere.extend(graph::other_ref_tips(&ctx.repo, &record.branch)?);
+        facts.unmerged = facts.unmerged.max(unmerged(tip, &elsewhere)?);
     }
     Ok(facts)
 }
@@ -277,7 +281,7 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
         ),
         Verdict::Unmerged { commits, branch } => (
             format!(
-                "worktree '{name}' has {commits} commit{} on {branch} that are not on {trunk} or its upstream",
+                "worktree '{name}' has {commits} commit{} on {branch} not on {trunk} or its upstream",
                 if *commits == 1 { "" } else { "s" }
             ),
             format!(

@@ -127,16 +127,16 @@ pub struct CommitLine {
     pub subject: String,
 }
 
-/// Commits on `tip` not reachable from `base`, newest first, at most `limit`.
+/// Commits on `tip` reachable from none of `base`, newest first, at most `limit`.
 pub fn commits_since(
     repo: &gix::Repository,
     tip: gix::ObjectId,
-    base: gix::ObjectId,
+    base: &[gix::ObjectId],
     limit: usize,
 ) -> Result<Vec<CommitLine>> {
     let walk = repo
         .rev_walk([tip])
-        .with_hidden([base])
+        .with_hidden(base.iter().copied())
         .sorting(gix::revision::walk::Sorting::ByCommitTime(
             Default::default(),
         ))
@@ -192,4 +192,66 @@ pub fn changed_files(
     files.sort();
     files.dedup();
     Ok(files)
+}
+
+/// The commits every ref except local branch `short` points to: branches, remote branches and
+/// tags. A commit they reach survives deleting `short`.
+pub fn other_ref_tips(repo: &gix::Repository, short: &str) -> Result<Vec<gix::ObjectId>> {
+    let own = super::branch_ref(short)?;
+    let platform = repo.references().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let mut tips = Vec::new();
+    for reference in platform.all().map_err(|e| anyhow::anyhow!("{e:#}"))? {
+        let Ok(mut reference) = reference else {
+            continue;
+        };
+        if reference.name() == own.as_ref() {
+            continue;
+        }
+        if let Ok(id) = reference.peel_to_id() {
+            tips.push(id.detach());
+        }
+    }
+    tips.sort();
+    tips.dedup();
+    Ok(tips)
+}
+
+/// Where a worktree's own work starts: the commit it was made from, and the current tip of the
+/// branch it was made from (so work rebased onto that branch does not count the branch's
+/// commits). The branch counts only when it is a local branch other than the worktree's own.
+#[derive(Debug, Clone)]
+pub struct Base {
+    pub commit: Option<gix::ObjectId>,
+    pub branch_tip: Option<gix::ObjectId>,
+}
+
+impl Base {
+    pub fn of(repo: &gix::Repository, record: &crate::registry::Record, own: Option<&str>) -> Self {
+        let branch_tip = (own != Some(record.base_ref.as_str()) && record.base_ref != "HEAD")
+            .then(|| branch_tip(repo, &record.base_ref))
+            .flatten();
+        Base {
+            commit: gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok(),
+            branch_tip,
+        }
+    }
+
+    /// The commits that are not the worktree's work.
+    pub fn hidden(&self) -> Vec<gix::ObjectId> {
+        self.commit.into_iter().chain(self.branch_tip).collect()
+    }
+
+    /// Commits on `head` that are the worktree's own, and commits on the base branch it lacks.
+    pub fn ahead_behind(
+        &self,
+        repo: &gix::Repository,
+        head: gix::ObjectId,
+    ) -> Result<(usize, usize)> {
+        let ahead = unmerged_count(repo, head, &self.hidden())?;
+        let behind = match self.branch_tip {
+            Some(tip) => ahead_behind(repo, head, tip)?.1,
+            None => 0,
+        };
+        Ok((ahead, behind))
+    }
 }

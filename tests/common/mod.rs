@@ -376,3 +376,79 @@ pub fn error_lines(stderr: &str) -> (String, Option<String>) {
     let first = lines.next().unwrap_or_default().to_owned();
     (first, lines.next().map(str::to_owned))
 }
+
+// ---- Helpers for the claims, clean, collect and races tests ----
+
+/// A live process that stands in for another agent (its pid goes in `BERTH_SESSION_PID`);
+/// killed when dropped.
+pub struct Agent {
+    child: std::process::Child,
+}
+
+impl Agent {
+    pub fn spawn() -> Self {
+        let child = Command::new("sleep").arg("120").spawn().unwrap();
+        Agent { child }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// End the agent (SIGKILL) and reap it, so its claims go stale.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Sandbox {
+    /// `git-berth <args>` in `dir` as session `session`, its claims held by process `pid`.
+    pub fn berth_as_command(&self, dir: &Path, session: &str, pid: u32, args: &[&str]) -> Command {
+        let mut cmd = self.berth_command(dir, args);
+        cmd.env("BERTH_SESSION", session)
+            .env("BERTH_SESSION_PID", pid.to_string());
+        cmd
+    }
+
+    pub fn berth_as(&self, dir: &Path, session: &str, pid: u32, args: &[&str]) -> Output {
+        self.berth_as_command(dir, session, pid, args)
+            .output()
+            .unwrap()
+    }
+}
+
+/// The rows of `git berth list`'s table, each as (marker, column name → cell), cut at the header's
+/// column offsets so that cells with spaces stay whole.
+pub fn table_rows(table: &str) -> Vec<(String, std::collections::BTreeMap<String, String>)> {
+    let mut lines = table.lines();
+    let header = lines.next().unwrap_or_default();
+    let mut starts = Vec::new();
+    let mut at = 0;
+    for word in header.split_whitespace() {
+        let offset = header[at..].find(word).unwrap() + at;
+        starts.push((word.to_owned(), offset));
+        at = offset + word.len();
+    }
+    lines
+        .map(|line| {
+            let marker = line.get(..2).unwrap_or_default().trim().to_owned();
+            let cells = starts
+                .iter()
+                .enumerate()
+                .map(|(i, (name, start))| {
+                    let end = starts.get(i + 1).map_or(line.len(), |(_, s)| *s);
+                    let cell = line.get(*start..end.min(line.len())).unwrap_or_default();
+                    (name.clone(), cell.trim().to_owned())
+                })
+                .collect();
+            (marker, cells)
+        })
+        .collect()
+}

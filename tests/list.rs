@@ -1,0 +1,392 @@
+//! `git berth list` and `git berth path`, checked against what real git did to the worktrees.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Sandbox, error_lines};
+
+const FIELDS: [&str; 14] = [
+    "ahead", "base", "base_ref", "behind", "branch", "created", "current", "dirty", "head", "kind",
+    "locked", "name", "path", "state",
+];
+
+#[test]
+fn list_prints_a_table_with_a_header_and_one_row_per_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    let ui = sb.add(&repo, &["ui"]);
+
+    let out = sb.berth_ok(&repo, &["list"]);
+
+    let header: Vec<&str> = out.lines().next().unwrap().split_whitespace().collect();
+    let order: Vec<&str> = header
+        .iter()
+        .copied()
+        .filter(|h| ["NAME", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"].contains(h))
+        .collect();
+    assert_eq!(
+        order,
+        ["NAME", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"],
+        "{out}"
+    );
+    assert_eq!(header.first(), Some(&"NAME"));
+    assert_eq!(header.last(), Some(&"PATH"));
+    let rows = common::table_rows(&out);
+    assert_eq!(rows.len(), 2, "{out}");
+    let (marker, auth_row) = &rows[0];
+    assert_eq!(marker, "");
+    assert_eq!(auth_row["NAME"], "auth");
+    assert_eq!(auth_row["BRANCH"], "berth/auth");
+    assert!(auth_row["BASE"].starts_with("main@"), "{out}");
+    assert_eq!(auth_row["AHEAD"], "+0 -0");
+    assert_eq!(auth_row["STATE"], "clean");
+    assert_eq!(auth_row["PATH"], auth.to_str().unwrap());
+    assert_eq!(rows[1].0, "");
+    assert_eq!(rows[1].1["NAME"], "ui");
+    assert_eq!(rows[1].1["PATH"], ui.to_str().unwrap());
+    assert_eq!(out, sb.berth_ok(&repo, &["ls"]), "ls is list");
+}
+
+#[test]
+fn list_json_is_an_object_of_worktrees_with_every_documented_field() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let head = sb.rev(&repo, "HEAD");
+    let path = sb.add(&repo, &["auth"]);
+
+    let value = sb.berth_json(&repo, &["list", "--json"]);
+
+    let object = value.as_object().unwrap();
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["worktrees"]);
+    let rows = value["worktrees"].as_array().unwrap();
+    assert_eq!(rows.len(), 1);
+    let row = rows[0].as_object().unwrap();
+    for field in FIELDS {
+        assert!(row.contains_key(field), "{field} is missing from {row:?}");
+    }
+    let row = &rows[0];
+    assert_eq!(row["name"], "auth");
+    assert_eq!(row["kind"], "managed");
+    assert_eq!(row["state"], "ok");
+    assert_eq!(row["path"], path.to_str().unwrap());
+    assert_eq!(row["branch"], "berth/auth");
+    assert_eq!(row["head"], head.as_str());
+    assert_eq!(row["base"], head.as_str());
+    assert_eq!(row["base_ref"], "main");
+    assert_eq!(row["ahead"], 0);
+    assert_eq!(row["behind"], 0);
+    assert_eq!(row["dirty"], false);
+    assert_eq!(row["locked"], false);
+    assert_eq!(row["current"], false);
+    let created = row["created"].as_u64().expect("created is a number");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    assert!(created <= now && now - created < 600, "created {created}");
+}
+
+#[test]
+fn list_json_of_no_worktrees_is_an_empty_array() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+
+    let value = sb.berth_json(&repo, &["list", "--json"]);
+
+    assert_eq!(value, serde_json::json!({ "worktrees": [] }));
+}
+
+#[test]
+fn list_marks_a_modified_tracked_file_as_dirty() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    std::fs::write(path.join("README.md"), "changed\n").unwrap();
+    assert_ne!(sb.status(&path), "", "git sees the change");
+
+    assert_eq!(sb.list_row(&repo, "w")["dirty"], true);
+}
+
+#[test]
+fn list_marks_a_staged_change_as_dirty() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    std::fs::write(path.join("new.txt"), "new\n").unwrap();
+    sb.git(&path, &["add", "new.txt"]);
+
+    assert_eq!(sb.list_row(&repo, "w")["dirty"], true);
+}
+
+#[test]
+fn list_marks_an_untracked_file_as_dirty() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    std::fs::create_dir_all(path.join("deep/er")).unwrap();
+    std::fs::write(path.join("deep/er/new.txt"), "new\n").unwrap();
+    assert_eq!(sb.status(&path), "?? deep/\n");
+
+    assert_eq!(sb.list_row(&repo, "w")["dirty"], true);
+    let table = sb.berth_ok(&repo, &["list"]);
+    assert!(table.lines().nth(1).unwrap().contains(" dirty "), "{table}");
+}
+
+#[test]
+fn list_does_not_count_an_ignored_file_as_dirty() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    std::fs::create_dir_all(path.join("target/debug")).unwrap();
+    std::fs::write(path.join("target/debug/app"), "binary\n").unwrap();
+    assert_eq!(sb.status(&path), "", "git ignores it");
+
+    assert_eq!(sb.list_row(&repo, "w")["dirty"], false);
+}
+
+#[test]
+fn list_counts_commits_made_in_the_worktree_as_ahead() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    sb.commit_file(&path, "a.txt", "a\n");
+    sb.commit_file(&path, "b.txt", "b\n");
+
+    let row = sb.list_row(&repo, "w");
+
+    assert_eq!(row["ahead"], 2);
+    assert_eq!(row["behind"], 0);
+    assert_eq!(row["head"], sb.rev(&path, "HEAD").as_str());
+    assert_eq!(row["dirty"], false);
+    let table = sb.berth_ok(&repo, &["list"]);
+    assert!(table.contains(" +2 -0 "), "{table}");
+}
+
+#[test]
+fn list_counts_commits_on_the_base_branch_since_as_behind() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["w"]);
+    sb.commit_file(&path, "mine.txt", "a\n");
+    sb.commit_file(&repo, "theirs.txt", "b\n");
+    sb.commit_file(&repo, "theirs2.txt", "c\n");
+
+    let row = sb.list_row(&repo, "w");
+
+    assert_eq!(row["ahead"], 1);
+    assert_eq!(row["behind"], 2);
+}
+
+#[test]
+fn list_shows_nothing_ahead_for_a_worktree_made_from_a_relative_base() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.commit_file(&repo, "two.txt", "2\n");
+    sb.commit_file(&repo, "three.txt", "3\n");
+    sb.add(&repo, &["old", "--base", "HEAD~1"]);
+
+    let row = sb.list_row(&repo, "old");
+
+    assert_eq!(row["ahead"], 0, "no commit was made in it: {row}");
+}
+
+#[test]
+fn list_counts_commits_ahead_of_a_detached_head_base() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["checkout", "-q", "--detach"]);
+    let path = sb.add(&repo, &["det"]);
+    sb.commit_file(&path, "work.txt", "w\n");
+
+    let row = sb.list_row(&repo, "det");
+
+    assert_eq!(row["ahead"], 1, "{row}");
+}
+
+#[test]
+fn list_marks_the_worktree_you_stand_in() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let one = sb.add(&repo, &["one"]);
+    sb.add(&repo, &["two"]);
+
+    for dir in [one.clone(), one.join("src")] {
+        let rows = sb.list_rows(&dir, false);
+        let current: Vec<&str> = rows
+            .iter()
+            .filter(|r| r["current"] == true)
+            .map(|r| r["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(current, ["one"], "from {}", dir.display());
+
+        let table = sb.berth_ok(&dir, &["list"]);
+        let marked: Vec<&str> = table.lines().filter(|l| l.starts_with("* ")).collect();
+        assert_eq!(marked.len(), 1, "{table}");
+        assert!(marked[0][2..].starts_with("one "), "{table}");
+    }
+
+    let from_primary = sb.list_rows(&repo, false);
+    assert!(from_primary.iter().all(|r| r["current"] == false));
+}
+
+#[test]
+fn list_all_adds_the_primary_checkout_and_unmanaged_worktrees() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let managed = sb.add(&repo, &["auth"]);
+    let other = sb.root.join("other");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "manual",
+            other.to_str().unwrap(),
+        ],
+    );
+
+    let plain = sb.list_rows(&repo, false);
+    assert_eq!(plain.len(), 1, "without --all only managed: {plain:?}");
+
+    let rows = sb.list_rows(&repo, true);
+    let by_path = |p: &Path| {
+        rows.iter()
+            .find(|r| r["path"] == p.to_str().unwrap())
+            .unwrap_or_else(|| panic!("no row for {} in {rows:?}", p.display()))
+    };
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let primary = by_path(&repo);
+    assert_eq!(primary["kind"], "primary");
+    assert_eq!(primary["current"], true);
+    assert_eq!(primary["branch"], "main");
+    assert_eq!(by_path(&managed)["kind"], "managed");
+    let unmanaged = by_path(&other);
+    assert_eq!(unmanaged["kind"], "unmanaged");
+    assert_eq!(unmanaged["state"], "ok");
+    assert_eq!(unmanaged["branch"], "manual");
+    assert_eq!(unmanaged["dirty"], false);
+
+    let table = sb.berth_ok(&repo, &["list", "--all"]);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("unmanaged") && l.contains(other.to_str().unwrap())),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("* ") && l.contains("primary")),
+        "{table}"
+    );
+}
+
+#[test]
+fn list_shows_a_worktree_removed_by_real_git_as_missing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["gone"]);
+    sb.add(&repo, &["kept"]);
+    sb.git(&repo, &["worktree", "remove", path.to_str().unwrap()]);
+    assert!(!path.exists());
+
+    let row = sb.list_row(&repo, "gone");
+
+    assert_eq!(row["state"], "missing");
+    assert_eq!(row["dirty"], serde_json::Value::Null);
+    assert_eq!(sb.list_row(&repo, "kept")["state"], "ok");
+    let table = sb.berth_ok(&repo, &["list"]);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("gone") && l.contains("missing")),
+        "{table}"
+    );
+}
+
+#[test]
+fn list_shows_a_worktree_whose_folder_was_deleted_as_missing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["gone"]);
+    std::fs::remove_dir_all(&path).unwrap();
+
+    assert_eq!(sb.list_row(&repo, "gone")["state"], "missing");
+}
+
+#[test]
+fn list_shows_a_lock_made_by_real_git() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["held"]);
+    sb.git(&repo, &["worktree", "lock", path.to_str().unwrap()]);
+
+    assert_eq!(sb.list_row(&repo, "held")["locked"], true);
+}
+
+#[test]
+fn path_prints_the_path_alone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["feat/login"]);
+
+    let out = sb.berth_ok(&repo, &["path", "feat/login"]);
+    assert_eq!(out, format!("{}\n", path.display()));
+
+    // The slug finds it too, and so does any worktree of the repository.
+    assert_eq!(sb.berth_ok(&path, &["path", "feat-login"]), out);
+}
+
+#[test]
+fn path_refuses_an_unknown_name_with_a_hint() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["auth"]);
+
+    let out = sb.berth(&repo, &["path", "x"]);
+
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(common::stdout(&out), "", "nothing on stdout");
+    let err = common::stderr(&out);
+    let (first, hint) = error_lines(&err);
+    assert_eq!(first, "git berth: no worktree named 'x'");
+    let hint = hint.expect("a hint line");
+    assert!(
+        hint.starts_with("hint: ") && hint.contains("git berth list"),
+        "{err}"
+    );
+}
+
+#[test]
+fn path_refuses_a_worktree_whose_folder_is_gone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["gone"]);
+    std::fs::remove_dir_all(&path).unwrap();
+
+    let err = sb.berth_err(&repo, &["path", "gone"]);
+
+    let (first, hint) = error_lines(&err);
+    assert!(
+        first.starts_with("git berth: worktree 'gone' is missing"),
+        "{err}"
+    );
+    assert!(hint.is_some_and(|h| h.contains("prune")), "{err}");
+}
+
+#[test]
+fn list_counts_commits_ahead_in_a_worktree_made_with_an_existing_branch() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "topic"]);
+    let path = sb.add(&repo, &["t", "--branch", "topic"]);
+    sb.commit_file(&path, "work.txt", "w\n");
+
+    let row = sb.list_row(&repo, "t");
+
+    assert_eq!(row["ahead"], 1, "{row}");
+}
