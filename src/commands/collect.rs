@@ -98,7 +98,7 @@ fn work(entry: &Entry, trunk: &str) -> Work {
         return work;
     };
     work.state = "ok";
-    work.dirty = status::is_dirty(&repo).ok();
+    work.dirty = status::is_dirty_on_one_thread(&repo).ok();
     work.branch = repo
         .head_name()
         .ok()

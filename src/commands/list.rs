@@ -176,7 +176,7 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         .map(|n| n.shorten().to_string());
     let head = repo.head_id().ok().map(|id| id.detach());
     row.head = head.map(|id| id.to_string());
-    row.dirty = status::is_dirty(&repo).ok();
+    row.dirty = status::is_dirty_on_one_thread(&repo).ok();
     if let (Some(head), Some(record)) = (head, record)
         && let Ok((ahead, behind)) =
             graph::Base::of(&repo, record, row.branch.as_deref()).ahead_behind(&repo, head)
