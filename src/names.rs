@@ -19,6 +19,13 @@ pub const DATA_DIR: &str = "git-berth";
 pub const DEFAULT_BRANCH_PREFIX: &str = "berth/";
 /// Trunk when neither `berth.trunk` nor the primary checkout names one.
 pub const DEFAULT_TRUNK: &str = "main";
+/// Port range when `berth.portRange` is not set; it is cut into units of [`PORT_UNIT`] ports.
+pub const DEFAULT_PORT_RANGE: &str = "24000-24999";
+pub const PORT_UNIT: u16 = 10;
+/// How long a setup or teardown hook may run when `berth.hookTimeout` is not set.
+pub const DEFAULT_HOOK_TIMEOUT: &str = "15m";
+/// How long a hook's process group gets between TERM and KILL.
+pub const HOOK_KILL_GRACE_SECS: u64 = 5;
 /// How long a claim lives when `berth.claimTtl` is not set.
 pub const DEFAULT_CLAIM_TTL: &str = "12h";
 
@@ -28,6 +35,8 @@ pub mod config {
     pub const BRANCH_PREFIX: &str = "berth.branchPrefix";
     pub const TRUNK: &str = "berth.trunk";
     pub const CLAIM_TTL: &str = "berth.claimTtl";
+    pub const PORT_RANGE: &str = "berth.portRange";
+    pub const HOOK_TIMEOUT: &str = "berth.hookTimeout";
 }
 
 /// Environment variables berth reads.
@@ -63,3 +72,31 @@ pub const CURSOR_HOOKS: &str = ".cursor/hooks.json";
 pub const COPILOT_HOOKS: &str = ".github/hooks/berth-guard.json";
 pub const OPENCODE_PLUGIN: &str = ".opencode/plugins/berth-guard.ts";
 pub const PI_EXTENSION: &str = ".pi/extensions/berth-guard.ts";
+
+/// The project's worktree hooks, committed in the checkout.
+pub const HOOKS_DIR: &str = ".worktree-hooks";
+/// The clone's own hooks, under the common dir; each replaces the committed one of its name.
+pub const LOCAL_HOOKS_DIR: &str = "worktree-hooks";
+pub const HOOK_SETUP: &str = "setup";
+pub const HOOK_TEARDOWN: &str = "teardown";
+pub const HOOK_PORTS: &str = "ports";
+pub const HOOK_SEED: &str = "seed";
+/// Untracked files to bring into new worktrees, in gitignore syntax (Claude Code, worktrunk).
+pub const WORKTREE_INCLUDE: &str = ".worktreeinclude";
+/// Trusted hook contents, inside [`STATE_DIR`].
+pub const TRUST_FILE: &str = "trust.toml";
+/// Machine-wide port blocks and their lock, inside the data dir.
+pub const PORTS_FILE: &str = "ports.toml";
+pub const PORTS_LOCK: &str = "ports.lock";
+
+/// Environment a setup or teardown hook runs with.
+pub mod hook_env {
+    pub const NAME: &str = "WORKTREE_NAME";
+    pub const PATH: &str = "WORKTREE_PATH";
+    pub const BRANCH: &str = "WORKTREE_BRANCH";
+    pub const BASE: &str = "WORKTREE_BASE";
+    pub const PRIMARY: &str = "WORKTREE_PRIMARY";
+    pub const HOOK: &str = "WORKTREE_HOOK";
+    pub const PORT: &str = "WORKTREE_PORT";
+    pub const PORTS: &str = "WORKTREE_PORTS";
+}
