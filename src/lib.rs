@@ -10,5 +10,6 @@ pub mod inventory;
 pub mod names;
 pub mod registry;
 pub mod repo;
+pub mod seed;
 pub mod session;
 pub mod slug;

@@ -1,0 +1,439 @@
+//! Seeding: untracked files of the primary checkout (`.env`, local config, `node_modules`) brought
+//! into a new worktree, as listed in `.worktree-hooks/seed` or matched by `.worktreeinclude`.
+//! Planning is pure; it never plans a copy over an existing file, of a tracked file, or of a path
+//! that leaves the checkout or passes through a symlink.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+
+/// How a path is brought over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A file is hard-linked (edits show in both); a folder is symlinked.
+    Link,
+    /// Copied; `std::fs::copy` clones extents (reflink) where the filesystem can.
+    Copy,
+}
+
+/// One line of a seed file: a path relative to the checkout, and optionally its mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub path: String,
+    pub mode: Option<Mode>,
+}
+
+/// Parse a seed file: one path per line, optionally followed by `link` or `copy`; blank lines and
+/// `#` comments are skipped. The error names the line.
+pub fn parse(text: &str) -> Result<Vec<Line>, String> {
+    let mut out = Vec::new();
+    for (at, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (path, mode) = match line.rsplit_once(char::is_whitespace) {
+            Some((path, "link")) => (path.trim_end(), Some(Mode::Link)),
+            Some((path, "copy")) => (path.trim_end(), Some(Mode::Copy)),
+            _ => (line, None),
+        };
+        if path.split_whitespace().count() > 1 && mode.is_none() {
+            return Err(format!(
+                "line {}: '{line}' is not '<path> [link|copy]'",
+                at + 1
+            ));
+        }
+        out.push(Line {
+            path: path.to_owned(),
+            mode,
+        });
+    }
+    Ok(out)
+}
+
+/// Why a listed path is not brought over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Skip {
+    /// The source does not exist: a warning, not a failure.
+    Missing,
+    /// Something already exists at the destination; it is never overwritten.
+    Exists,
+    /// The path is tracked: git brings it already, and a link would tie two checkouts together.
+    Tracked,
+    /// Absolute, or with `..`: it would leave the checkout.
+    Escapes,
+    /// It passes through (or is) a symlink, which could lead out of the checkout.
+    Symlink,
+}
+
+impl Skip {
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Skip::Missing => "it does not exist in the primary checkout",
+            Skip::Exists => "something is already there",
+            Skip::Tracked => "it is tracked by git",
+            Skip::Escapes => "it leaves the checkout",
+            Skip::Symlink => "it passes through a symlink",
+        }
+    }
+}
+
+/// What the filesystem says about a path, so planning stays pure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Missing,
+    File,
+    Dir,
+    Symlink,
+}
+
+/// A planned seed: copy or link `rel` from the primary into the new worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    pub rel: PathBuf,
+    pub mode: Mode,
+    pub is_dir: bool,
+}
+
+/// Decide for each line. `source` and `dest` say what is at a relative path (the path itself, or
+/// any of its parents when `parents` is true); `tracked` holds the primary's index paths.
+pub fn plan(
+    lines: &[Line],
+    tracked: &BTreeSet<String>,
+    source: impl Fn(&Path) -> Kind,
+    dest: impl Fn(&Path) -> Kind,
+) -> (Vec<Item>, Vec<(String, Skip)>) {
+    let mut items = Vec::new();
+    let mut skipped = Vec::new();
+    for line in lines {
+        let rel = PathBuf::from(line.path.trim_end_matches('/'));
+        let verdict = judge(&rel, tracked, &source, &dest);
+        match verdict {
+            Ok(is_dir) => items.push(Item {
+                mode: line
+                    .mode
+                    .unwrap_or(if is_dir { Mode::Copy } else { Mode::Link }),
+                rel,
+                is_dir,
+            }),
+            Err(skip) => skipped.push((line.path.clone(), skip)),
+        }
+    }
+    (items, skipped)
+}
+
+fn judge(
+    rel: &Path,
+    tracked: &BTreeSet<String>,
+    source: &impl Fn(&Path) -> Kind,
+    dest: &impl Fn(&Path) -> Kind,
+) -> Result<bool, Skip> {
+    let normal =
+        !rel.as_os_str().is_empty() && rel.components().all(|c| matches!(c, Component::Normal(_)));
+    if !normal {
+        return Err(Skip::Escapes);
+    }
+    // Every parent, in both checkouts, must be a plain folder (or absent in the destination).
+    let mut parent = PathBuf::new();
+    let parts: Vec<_> = rel.components().collect();
+    for part in &parts[..parts.len() - 1] {
+        parent.push(part);
+        if source(&parent) == Kind::Symlink || dest(&parent) == Kind::Symlink {
+            return Err(Skip::Symlink);
+        }
+    }
+    let is_dir = match source(rel) {
+        Kind::Missing => return Err(Skip::Missing),
+        Kind::Symlink => return Err(Skip::Symlink),
+        Kind::File => false,
+        Kind::Dir => true,
+    };
+    let key = rel.to_string_lossy().replace('\\', "/");
+    let prefix = format!("{key}/");
+    if tracked.contains(&key)
+        || tracked
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|t| t.starts_with(&prefix))
+    {
+        return Err(Skip::Tracked);
+    }
+    if dest(rel) != Kind::Missing {
+        return Err(Skip::Exists);
+    }
+    Ok(is_dir)
+}
+
+/// What is at `root/rel`, without following a symlink.
+pub fn kind_at(root: &Path, rel: &Path) -> Kind {
+    match fs::symlink_metadata(root.join(rel)) {
+        Err(_) => Kind::Missing,
+        Ok(m) if m.file_type().is_symlink() => Kind::Symlink,
+        Ok(m) if m.is_dir() => Kind::Dir,
+        Ok(_) => Kind::File,
+    }
+}
+
+/// Carry out a plan from `primary` into `worktree`.
+pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
+    for item in items {
+        let from = primary.join(&item.rel);
+        let to = worktree.join(&item.rel);
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        let done = match (item.mode, item.is_dir) {
+            (Mode::Link, false) => {
+                fs::hard_link(&from, &to).or_else(|_| fs::copy(&from, &to).map(|_| ()))
+            }
+            (Mode::Link, true) => symlink_dir(&from, &to),
+            (Mode::Copy, false) => fs::copy(&from, &to).map(|_| ()),
+            (Mode::Copy, true) => copy_dir(&from, &to),
+        };
+        done.with_context(|| {
+            format!(
+                "cannot seed {} into {}",
+                item.rel.display(),
+                worktree.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn symlink_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(from, to)
+}
+
+#[cfg(not(unix))]
+fn symlink_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    copy_dir(from, to)
+}
+
+/// Copy a folder; symlinks inside it are copied as symlinks, never followed.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(fs::read_link(&src)?, &dst)?;
+        } else if kind.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}
+
+/// Untracked paths of the primary checkout that `.worktreeinclude` (gitignore syntax) matches:
+/// each matching file, or a whole matching folder. `.git` and tracked paths are never walked in.
+pub fn included(primary: &Path, patterns: &[u8], tracked: &BTreeSet<String>) -> Vec<String> {
+    let mut search = gix::ignore::Search::default();
+    if search
+        .add_patterns_buffer(
+            patterns,
+            primary.join(crate::names::WORKTREE_INCLUDE),
+            Some(primary),
+            Default::default(),
+        )
+        .is_err()
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    walk(primary, Path::new(""), &search, tracked, &mut out);
+    out
+}
+
+fn walk(
+    root: &Path,
+    rel: &Path,
+    search: &gix::ignore::Search,
+    tracked: &BTreeSet<String>,
+    out: &mut Vec<String>,
+) {
+    let Ok(entries) = fs::read_dir(root.join(rel)) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if rel.as_os_str().is_empty() && name == ".git" {
+            continue;
+        }
+        let path = rel.join(&name);
+        let key = path.to_string_lossy().replace('\\', "/");
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_symlink() {
+            continue;
+        }
+        let is_dir = kind.is_dir();
+        let matched = search
+            .pattern_matching_relative_path(
+                key.as_str().into(),
+                Some(is_dir),
+                gix::glob::pattern::Case::Sensitive,
+            )
+            .is_some_and(|m| !m.pattern.is_negative());
+        let prefix = format!("{key}/");
+        let holds_tracked = tracked
+            .range(prefix.clone()..)
+            .next()
+            .is_some_and(|t| t.starts_with(&prefix));
+        if matched && !tracked.contains(&key) && !holds_tracked {
+            out.push(key);
+        } else if is_dir && (holds_tracked || !matched) {
+            walk(root, &path, search, tracked, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<Line> {
+        parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_seed_file_lists_paths_with_an_optional_mode() {
+        let parsed = lines("# local files\n.env\n\nnode_modules copy\nconfig/local.json link\n");
+        assert_eq!(parsed.len(), 3);
+        assert_eq!(
+            parsed[0],
+            Line {
+                path: ".env".into(),
+                mode: None
+            }
+        );
+        assert_eq!(parsed[1].mode, Some(Mode::Copy));
+        assert_eq!(parsed[2].path, "config/local.json");
+        assert!(parse("a b c\n").is_err());
+    }
+
+    fn fs_of(entries: &'static [(&'static str, Kind)]) -> impl Fn(&Path) -> Kind {
+        move |p: &Path| {
+            entries
+                .iter()
+                .find(|(path, _)| Path::new(path) == p)
+                .map(|(_, k)| *k)
+                .unwrap_or(Kind::Missing)
+        }
+    }
+
+    #[test]
+    fn files_are_linked_and_folders_copied_by_default() {
+        let source = fs_of(&[(".env", Kind::File), ("node_modules", Kind::Dir)]);
+        let (items, skipped) = plan(
+            &lines(".env\nnode_modules/\n"),
+            &BTreeSet::new(),
+            source,
+            fs_of(&[]),
+        );
+        assert!(skipped.is_empty());
+        assert_eq!(items[0].mode, Mode::Link);
+        assert_eq!(
+            items[1],
+            Item {
+                rel: "node_modules".into(),
+                mode: Mode::Copy,
+                is_dir: true
+            }
+        );
+    }
+
+    #[test]
+    fn nothing_is_planned_that_could_lose_or_leak_data() {
+        let source = fs_of(&[
+            (".env", Kind::File),
+            ("src/lib.rs", Kind::File),
+            ("src", Kind::Dir),
+            ("link", Kind::Symlink),
+            ("via", Kind::Symlink),
+        ]);
+        let dest = fs_of(&[(".env", Kind::File)]);
+        let tracked: BTreeSet<String> = ["src/lib.rs".to_owned()].into();
+        let text =
+            ".env\nsrc/lib.rs\nsrc\n../outside\n/etc/passwd\nlink\nvia/secret\nmissing.txt\n";
+        let (items, skipped) = plan(&lines(text), &tracked, source, dest);
+        assert!(items.is_empty(), "{items:?}");
+        let reasons: Vec<_> = skipped
+            .iter()
+            .map(|(p, s)| (p.as_str(), s.clone()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (".env", Skip::Exists),
+                ("src/lib.rs", Skip::Tracked),
+                ("src", Skip::Tracked),
+                ("../outside", Skip::Escapes),
+                ("/etc/passwd", Skip::Escapes),
+                ("link", Skip::Symlink),
+                ("via/secret", Skip::Symlink),
+                ("missing.txt", Skip::Missing),
+            ]
+        );
+    }
+
+    #[test]
+    fn applying_links_a_file_and_copies_a_folder() {
+        let root = std::env::temp_dir().join(format!("berth-seed-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let (primary, wt) = (root.join("p"), root.join("w"));
+        fs::create_dir_all(primary.join("deps/inner")).unwrap();
+        fs::create_dir_all(&wt).unwrap();
+        fs::write(primary.join(".env"), "KEY=1\n").unwrap();
+        fs::write(primary.join("deps/inner/a.js"), "x").unwrap();
+        let items = [
+            Item {
+                rel: ".env".into(),
+                mode: Mode::Link,
+                is_dir: false,
+            },
+            Item {
+                rel: "deps".into(),
+                mode: Mode::Copy,
+                is_dir: true,
+            },
+        ];
+        apply(&primary, &wt, &items).unwrap();
+        fs::write(primary.join(".env"), "KEY=2\n").unwrap();
+        assert_eq!(
+            fs::read_to_string(wt.join(".env")).unwrap(),
+            "KEY=2\n",
+            "a hard link follows edits"
+        );
+        assert_eq!(fs::read_to_string(wt.join("deps/inner/a.js")).unwrap(), "x");
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn worktreeinclude_matches_untracked_files_and_folders_only() {
+        let root = std::env::temp_dir().join(format!("berth-include-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        fs::create_dir_all(root.join("config")).unwrap();
+        fs::write(root.join(".env"), "").unwrap();
+        fs::write(root.join(".env.example"), "").unwrap();
+        fs::write(root.join("config/local.json"), "").unwrap();
+        fs::write(root.join("config/app.json"), "").unwrap();
+        let tracked: BTreeSet<String> =
+            [".env.example".to_owned(), "config/app.json".to_owned()].into();
+        let found = included(&root, b".env*\nnode_modules/\nconfig/*.json\n", &tracked);
+        assert_eq!(found, [".env", "config/local.json", "node_modules"]);
+        fs::remove_dir_all(root).unwrap();
+    }
+}
