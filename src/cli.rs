@@ -52,6 +52,12 @@ pub enum Command {
     Collect(commands::collect::CollectArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
+    /// Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)
+    Setup(commands::setup::SetupArgs),
+    /// Write the worktree hooks (setup, teardown, ports), or show those in force
+    Install(commands::install::InstallArgs),
+    /// Trust this checkout's setup and teardown hooks so they may run
+    Trust(commands::trust::TrustArgs),
     /// Decide whether an agent's next action may run (exit 0 allow, 2 block)
     Guard(commands::guard::GuardArgs),
     /// Wire the guard into a repository for each agent runtime

@@ -47,6 +47,33 @@ pub struct Record {
     /// lock is free belongs to an `add` that died midway, and is rolled back.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub creating: Option<Creating>,
+    /// Where the setup hook stands; `None` when the project has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetupState>,
+    /// The worktree's machine-wide port block, when the project asks for ports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<crate::ports::Block>,
+}
+
+/// Where a worktree's setup hook stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SetupState {
+    /// Not run yet, or interrupted: the next `add` or `setup` runs it.
+    Pending,
+    Done,
+    /// It failed: the next `add` or `setup` runs it again.
+    Failed,
+}
+
+impl SetupState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SetupState::Pending => "pending",
+            SetupState::Done => "done",
+            SetupState::Failed => "failed",
+        }
+    }
 }
 
 /// What an unfinished `add` had begun, so that rolling it back removes only what it made.
@@ -63,6 +90,10 @@ impl Registry {
             .iter()
             .find(|r| r.name == name)
             .or_else(|| self.worktrees.iter().find(|r| r.slug == name))
+    }
+
+    pub fn find_exact_mut(&mut self, name: &str) -> Option<&mut Record> {
+        self.worktrees.iter_mut().find(|r| r.name == name)
     }
 
     pub fn find_mut(&mut self, name: &str) -> Option<&mut Record> {
@@ -219,6 +250,8 @@ mod tests {
             created: 1_700_000_000,
             claim: None,
             creating: None,
+            setup: None,
+            ports: None,
         }
     }
 

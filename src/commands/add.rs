@@ -12,11 +12,13 @@ use serde::Serialize;
 
 use crate::error::refuse_with_hint;
 use crate::git::{self, graph, worktrees};
-use crate::registry::{self, Creating, Locked, Record, Store};
+use crate::hooks::{self, Origin};
+use crate::registry::{self, Creating, Locked, Record, SetupState, Store};
 use crate::repo::{Context, real_or_same};
 use crate::{inventory, names, slug};
 
 use super::claim::{self, Taken};
+use super::setup;
 
 #[derive(Debug, clap::Args)]
 pub struct AddArgs {
@@ -31,6 +33,9 @@ pub struct AddArgs {
     /// Refuse a name that already exists instead of reusing its worktree
     #[arg(long)]
     pub no_reuse: bool,
+    /// Do not seed files or run the setup hook now (`git berth setup <name>` does it later)
+    #[arg(long)]
+    pub no_setup: bool,
     /// Print a JSON object instead of the path
     #[arg(long)]
     pub json: bool,
@@ -110,13 +115,22 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
         }
     }
 
+    // The hooks come from what will be checked out, and are judged before anything is made.
+    let checkout_commit = if plan.new_branch {
+        plan.base_commit
+    } else {
+        graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit)
+    };
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, checkout_commit))?;
+    setup::ensure_trusted(ctx, &in_force)?;
+
     let parent = path.parent().expect("a worktree path has a parent");
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
     // The record must name the path exactly as git's admin files will, for a later rollback.
     let path = real_or_same(parent).join(path.file_name().expect("the slug"));
     let now = registry::now();
-    locked.registry.worktrees.push(Record {
+    let mut record = Record {
         name: args.name.clone(),
         slug,
         path: path.clone(),
@@ -128,8 +142,15 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
         creating: Some(Creating {
             new_branch: plan.new_branch,
         }),
-    });
-    locked.save()?;
+        setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
+        ports: None,
+    };
+    record.ports = setup::give_ports(ctx, &record, &in_force)?;
+    locked.registry.worktrees.push(record);
+    if let Err(err) = locked.save() {
+        free_ports(ctx, &args.name);
+        return Err(err);
+    }
     pause_point();
 
     let checkout = if plan.new_branch {
@@ -146,6 +167,7 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
     if let Err(err) = worktrees::create(&ctx.repo, &path, checkout) {
         locked.registry.remove(&args.name);
         locked.save()?;
+        free_ports(ctx, &args.name);
         return Err(err);
     }
     let real = real_or_same(&path);
@@ -157,7 +179,9 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
         .expect("the record written above");
     record.path = real.clone();
     record.creating = None;
+    let record = record.clone();
     if let Err(err) = locked.save() {
+        free_ports(ctx, &args.name);
         // Nothing may stay behind that the registry does not know: undo the worktree and branch.
         let _ = worktrees::remove(&ctx.repo, &real, true);
         if plan.new_branch {
@@ -176,6 +200,9 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
 
     let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
     git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &real, head)?;
+    if !args.no_setup {
+        setup::bring_up(ctx, &store, &record, &in_force)?;
+    }
 
     Ok(Added {
         name: args.name.clone(),
@@ -321,10 +348,26 @@ fn reuse(
         .find(|r| r.name == args.name)
         .expect("checked above");
     let taken = claim::take(entry, me, ttl)?;
-    if taken != Taken::AlreadyMine {
+    // An unfinished setup (pending, failed, interrupted) runs again on reuse.
+    let unfinished =
+        !args.no_setup && matches!(entry.setup, Some(SetupState::Pending | SetupState::Failed));
+    let mut rerun = None;
+    if unfinished {
+        let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
+        setup::ensure_trusted(ctx, &in_force)?;
+        entry.ports = setup::give_ports(ctx, entry, &in_force)?;
+        entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
+        rerun = Some((entry.clone(), in_force));
+    }
+    if taken != Taken::AlreadyMine || rerun.is_some() {
         locked.save()?;
     }
     drop(locked);
+    if let Some((record, in_force)) = rerun {
+        eprintln!("running the unfinished setup of '{}' again", record.name);
+        let store = Store::new(ctx.state_dir());
+        setup::bring_up(ctx, &store, &record, &in_force)?;
+    }
     if args.base.is_some() || args.branch.is_some() {
         eprintln!(
             "worktree '{}' exists; --base and --branch apply only to a new one",
@@ -355,6 +398,9 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         .collect();
     for record in &dead {
         worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
+        if record.ports.is_some() {
+            free_ports(ctx, &record.name);
+        }
         let base = gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok();
         let new_branch = record.creating.as_ref().is_some_and(|c| c.new_branch);
         if new_branch
@@ -374,6 +420,18 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         locked.save()?;
     }
     Ok(dead)
+}
+
+/// Give back a block reserved for a worktree that will not exist; a failure is only reported,
+/// `prune` frees what is left.
+fn free_ports(ctx: &Context, name: &str) {
+    let freed = crate::ports::Store::machine().and_then(|s| s.free(&ctx.common_dir, name));
+    if let Err(err) = freed {
+        eprintln!(
+            "{}: could not free the port block of '{name}': {err:#}",
+            names::TOOL
+        );
+    }
 }
 
 /// Tests stop `add` here (after the record is written, before the worktree exists) to kill it.

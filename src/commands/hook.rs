@@ -65,6 +65,7 @@ fn create(input: &HookInput, out: &mut dyn Write) -> Result<()> {
             base: None,
             branch: None,
             no_reuse: false,
+            no_setup: false,
             json: false,
         },
     )?;

@@ -21,6 +21,9 @@ pub struct ListArgs {
     /// Print JSON: {"worktrees": [...]}, one object per worktree
     #[arg(long)]
     pub json: bool,
+    /// Add each worktree's port block and last commit
+    #[arg(long)]
+    pub full: bool,
     /// Show only worktrees in this state (the one you stand in is always shown)
     #[arg(long, value_enum)]
     pub status: Option<StatusFilter>,
@@ -87,6 +90,12 @@ pub struct Row {
     pub current: bool,
     /// When berth made it, in seconds since the Unix epoch.
     pub created: Option<u64>,
+    /// Managed worktrees: `none`, `pending`, `done` or `failed`.
+    pub setup: Option<&'static str>,
+    /// The port block, `{"first": 24000, "count": 20}`, or null.
+    pub ports: Option<crate::ports::Block>,
+    /// The subject of the commit checked out.
+    pub last_commit: Option<String>,
 }
 
 pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
@@ -127,7 +136,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     if args.json {
         super::write_json(out, &listing)
     } else {
-        table(out, &listing.worktrees)
+        table(out, &listing.worktrees, args.full)
     }
 }
 
@@ -161,6 +170,9 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         locked: entry.locked.is_some(),
         current: current == Some(entry.path.as_path()),
         created: record.map(|r| r.created),
+        setup: record.map(|r| r.setup.map_or("none", |s| s.as_str())),
+        ports: record.and_then(|r| r.ports),
+        last_commit: None,
     };
     if !entry.present || row.state == "creating" {
         return row;
@@ -176,6 +188,11 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         .map(|n| n.shorten().to_string());
     let head = repo.head_id().ok().map(|id| id.detach());
     row.head = head.map(|id| id.to_string());
+    row.last_commit = head.and_then(|id| {
+        let commit = repo.find_commit(id).ok()?;
+        let message = commit.message().ok()?;
+        Some(message.summary().to_string())
+    });
     row.dirty = status::is_dirty_on_one_thread(&repo).ok();
     if let (Some(head), Some(record)) = (head, record)
         && let Ok((ahead, behind)) =
@@ -187,7 +204,7 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
     row
 }
 
-fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
+fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
     if rows.is_empty() {
         eprintln!(
             "no worktrees yet; make one with {} add <name>",
@@ -195,7 +212,7 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
         );
         return Ok(());
     }
-    let cells: Vec<[String; 7]> = rows
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
             let base = match (&r.base_ref, &r.base) {
@@ -220,24 +237,41 @@ fn table(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
             if r.locked {
                 state.push("locked");
             }
+            match r.setup {
+                Some("pending") => state.push("setup pending"),
+                Some("failed") => state.push("setup failed"),
+                _ => {}
+            }
             let status = match (r.status, &r.claimed_by) {
                 (Some("claimed"), Some(who)) => format!("claimed by {who}"),
                 (Some(status), _) => status.to_owned(),
                 (None, _) => "-".to_owned(),
             };
-            [
+            let mut cells = vec![
                 r.name.clone(),
                 status,
                 r.branch.clone().unwrap_or_else(|| "(detached)".to_owned()),
                 base,
                 drift,
                 state.join(","),
-                r.path.display().to_string(),
-            ]
+            ];
+            if full {
+                cells.push(match r.ports {
+                    Some(b) => format!("{}-{}", b.first, b.first + b.count - 1),
+                    None => "-".to_owned(),
+                });
+                cells.push(r.last_commit.clone().unwrap_or_else(|| "-".to_owned()));
+            }
+            cells.push(r.path.display().to_string());
+            cells
         })
         .collect();
-    let header = ["NAME", "STATUS", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"];
-    let mut widths = header.map(str::len);
+    let mut header = vec!["NAME", "STATUS", "BRANCH", "BASE", "AHEAD", "STATE"];
+    if full {
+        header.extend(["PORTS", "LAST COMMIT"]);
+    }
+    header.push("PATH");
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in &cells {
         for (w, cell) in widths.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());

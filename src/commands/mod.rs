@@ -7,11 +7,14 @@ pub mod collect;
 pub mod guard;
 pub mod hook;
 pub mod init;
+pub mod install;
 pub mod list;
 pub mod path;
 pub mod prune;
 pub mod release;
 pub mod remove;
+pub mod setup;
+pub mod trust;
 
 use std::io::Write;
 
@@ -37,6 +40,9 @@ pub fn dispatch(cli: &Cli, out: &mut dyn Write) -> Result<()> {
         Command::Remove(args) => remove::run(&ctx, args, out),
         Command::Prune(args) => prune::run(&ctx, args, out),
         Command::Claim(args) => claim::run(&ctx, args, out),
+        Command::Setup(args) => setup::run(&ctx, args, out),
+        Command::Install(args) => install::run(&ctx, args, out),
+        Command::Trust(args) => trust::run(&ctx, args, out),
         Command::Clean(args) => clean::run(&ctx, args, out),
         Command::Collect(args) => collect::run(&ctx, args, out),
         Command::Release(args) => release::run(&ctx, args, out),

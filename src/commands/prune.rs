@@ -62,6 +62,58 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
                 .collect::<Vec<_>>())
         })?
     };
+    if !args.dry_run {
+        for record in &forgotten {
+            if let Some(primary) = &ctx.primary
+                && let Err(err) = super::setup::teardown(ctx, record, primary)
+            {
+                eprintln!(
+                    "{}: teardown of '{}' failed: {err:#}",
+                    crate::names::TOOL,
+                    record.name
+                );
+            }
+        }
+    }
+    let port_store = crate::ports::Store::machine()?;
+    let mut freed: Vec<crate::ports::Entry> = Vec::new();
+    for record in forgotten.iter().filter(|r| r.ports.is_some()) {
+        if args.dry_run {
+            freed.extend(
+                port_store
+                    .list_for(&ctx.common_dir)?
+                    .into_iter()
+                    .filter(|e| e.name == record.name),
+            );
+        } else {
+            freed.extend(port_store.free(&ctx.common_dir, &record.name)?);
+        }
+    }
+    // Blocks of worktrees gone by other means, also in clones since deleted.
+    // No ports file: no block anywhere on this machine, and nothing to create.
+    let others = if !port_store.path().exists() {
+        Vec::new()
+    } else if args.dry_run {
+        port_store.prunable()?
+    } else {
+        port_store.prune()?
+    };
+    for entry in others {
+        if !freed.contains(&entry) {
+            freed.push(entry);
+        }
+    }
+    for entry in &freed {
+        writeln!(
+            out,
+            "{} ports {}-{} of '{}' ({})",
+            verb("freed", "would free"),
+            entry.first,
+            entry.first + entry.units * crate::names::PORT_UNIT - 1,
+            entry.name,
+            entry.path.display()
+        )?;
+    }
     for record in &forgotten {
         writeln!(
             out,
@@ -72,7 +124,7 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
             record.branch
         )?;
     }
-    if stale.is_empty() && forgotten.is_empty() {
+    if stale.is_empty() && forgotten.is_empty() && freed.is_empty() {
         eprintln!("nothing to prune");
     }
     Ok(())

@@ -143,6 +143,24 @@ pub fn carry_out(
         .record
         .as_ref()
         .expect("remove works on managed worktrees");
+    // The teardown runs first, in the primary checkout; a failed one stops the removal unless
+    // forced (`discard`).
+    if let Some(primary) = &ctx.primary
+        && let Err(err) = super::setup::teardown(ctx, record, primary)
+    {
+        if !discard {
+            let (line, _) = crate::error::render(&err);
+            return Err(crate::error::refuse_with_hint(
+                format!("{line}; worktree '{}' is kept", record.name),
+                format!(
+                    "fix the teardown hook, or remove it anyway with {} remove --force '{}'",
+                    names::TOOL,
+                    record.name
+                ),
+            ));
+        }
+        eprintln!("{}: {err:#} (removing anyway: --force)", names::TOOL);
+    }
     if entry.present {
         worktrees::remove(&ctx.repo, &entry.path, discard)?;
     } else {
@@ -152,6 +170,9 @@ pub fn carry_out(
     }
     locked.registry.remove(&record.name);
     locked.save()?;
+    if record.ports.is_some() {
+        crate::ports::Store::machine()?.free(&ctx.common_dir, &record.name)?;
+    }
     if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
         git::delete_branch(&ctx.repo, &record.branch, tip)?;
         return Ok(format!(

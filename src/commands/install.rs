@@ -1,0 +1,102 @@
+//! `git berth install`: write the project's worktree hooks (or the clone's own, with `--local`),
+//! trust what it wrote, print the paths. With no option it shows the hooks in force and where
+//! each comes from. It never stages or commits.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::error::refuse_with_hint;
+use crate::hooks::{self, Origin};
+use crate::names;
+use crate::repo::Context;
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// Command the setup hook runs in each new worktree
+    #[arg(long, value_name = "CMD")]
+    pub setup: Option<String>,
+    /// Command the teardown hook runs in the primary checkout when a worktree goes
+    #[arg(long, value_name = "CMD")]
+    pub teardown: Option<String>,
+    /// How many ports each worktree gets (1-1000)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub ports: Option<u16>,
+    /// Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks
+    #[arg(long)]
+    pub local: bool,
+}
+
+pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()> {
+    let checkout = checkout(ctx)?;
+    if args.setup.is_none() && args.teardown.is_none() && args.ports.is_none() {
+        let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
+        if in_force.iter().next().is_none() {
+            eprintln!(
+                "no worktree hooks; add some with {} install --setup <cmd> [--teardown <cmd>] [--ports <n>]",
+                names::TOOL
+            );
+        }
+        for hook in in_force.iter() {
+            let what = match hook.name {
+                names::HOOK_PORTS => hook.ports().map(|n| n.to_string()).unwrap_or_default(),
+                names::HOOK_SEED => {
+                    let text = String::from_utf8_lossy(&hook.content);
+                    let paths: Vec<&str> = text
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                        .collect();
+                    paths.join(", ")
+                }
+                _ => hook
+                    .command()
+                    .unwrap_or_else(|| "(a script of its own)".to_owned()),
+            };
+            writeln!(out, "{:<9} {what}  ({})", hook.name, hook.location())?;
+        }
+        return Ok(());
+    }
+    let dir = if args.local {
+        hooks::local_dir(&ctx.common_dir)
+    } else {
+        hooks::checkout_dir(&checkout)
+    };
+    let written = hooks::install(
+        &dir,
+        args.setup.as_deref(),
+        args.teardown.as_deref(),
+        args.ports,
+    )?;
+    // What install writes is the user's own decision: trust it.
+    let origin = Origin::Checkout(&checkout);
+    let in_force = hooks::in_force(&ctx.common_dir, origin)?;
+    let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown]
+        .into_iter()
+        .flatten()
+        .filter(|h| {
+            written
+                .iter()
+                .any(|w| h.location() == w.display().to_string())
+        })
+        .collect();
+    hooks::trust(&ctx.common_dir, &scripts)?;
+    for path in written {
+        writeln!(out, "{}", path.display())?;
+    }
+    Ok(())
+}
+
+/// The checkout the command runs in (hooks are read and written there).
+pub fn checkout(ctx: &Context) -> Result<PathBuf> {
+    ctx.current.clone().ok_or_else(|| {
+        refuse_with_hint(
+            "there is no checkout here to hold .worktree-hooks (a bare repository)",
+            format!(
+                "run it in a worktree, or use {} install --local",
+                names::TOOL
+            ),
+        )
+    })
+}

@@ -1,0 +1,302 @@
+//! `git berth setup`: bring a worktree up to date with the project's hooks: give, resize or free
+//! its port block, seed its files, run its setup hook. Safe to run any number of times. Run inside
+//! a linked worktree berth did not make, it adopts it first. The bring-up and teardown steps here
+//! are shared with `add`, `remove`, `clean` and `prune`.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use crate::error::{refuse, refuse_with_hint};
+use crate::hooks::{self, Hook, Hooks, Origin};
+use crate::ports::{self, Block, PortRange};
+use crate::registry::{self, Locked, Record, SetupState, Store};
+use crate::repo::{Context, real_or_same};
+use crate::{names, seed, slug};
+
+#[derive(Debug, clap::Args)]
+pub struct SetupArgs {
+    /// Name of the worktree [default: the one you are in]
+    pub name: Option<String>,
+}
+
+pub fn run(ctx: &Context, args: &SetupArgs, out: &mut dyn Write) -> Result<()> {
+    let store = Store::new(ctx.state_dir());
+    let mut locked = store.lock()?;
+    super::add::roll_back_dead_adds(ctx, &mut locked)?;
+    let name = match &args.name {
+        Some(name) => locked
+            .registry
+            .find(name)
+            .map(|r| r.name.clone())
+            .ok_or_else(|| super::path::unknown(name))?,
+        None => here(ctx, &mut locked)?,
+    };
+    let record = locked.registry.find(&name).expect("found above").clone();
+    if !record.path.is_dir() {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{name}' is missing: {} is gone",
+                record.path.display()
+            ),
+            format!("{} prune", names::TOOL),
+        ));
+    }
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
+    ensure_trusted(ctx, &in_force)?;
+    let block = give_ports(ctx, &record, &in_force)?;
+    let entry = locked.registry.find_exact_mut(&name).expect("found above");
+    entry.ports = block;
+    entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
+    let record = entry.clone();
+    locked.save()?;
+    drop(locked);
+    bring_up(ctx, &store, &record, &in_force)?;
+    writeln!(out, "{}", record.path.display())?;
+    Ok(())
+}
+
+/// The managed worktree the caller stands in; a linked worktree berth did not make is adopted
+/// (registered under its folder's name).
+fn here(ctx: &Context, locked: &mut Locked) -> Result<String> {
+    let current = ctx
+        .current
+        .clone()
+        .filter(|_| ctx.standing == crate::repo::Standing::Linked);
+    let Some(current) = current else {
+        return Err(refuse_with_hint(
+            "name the worktree to set up; you are not in a linked worktree",
+            format!("{} setup <name>", names::TOOL),
+        ));
+    };
+    if let Some(record) = locked
+        .registry
+        .worktrees
+        .iter()
+        .find(|r| real_or_same(&r.path) == current)
+    {
+        return Ok(record.name.clone());
+    }
+    let name = current
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let slug = slug::slug(&name)?;
+    if locked.registry.worktrees.iter().any(|r| r.slug == slug) {
+        return Err(refuse(format!(
+            "cannot adopt {}: a worktree named '{name}' is registered already",
+            current.display()
+        )));
+    }
+    let head = ctx.repo.head_id().map(|id| id.detach()).ok();
+    let branch = ctx
+        .repo
+        .head_name()
+        .ok()
+        .flatten()
+        .map(|n| n.shorten().to_string())
+        .unwrap_or_else(|| "HEAD".to_owned());
+    let me = ctx.session()?;
+    let now = registry::now();
+    locked.registry.worktrees.push(Record {
+        name: name.clone(),
+        slug,
+        path: current.clone(),
+        branch: branch.clone(),
+        base_ref: branch,
+        base_commit: head.map(|h| h.to_string()).unwrap_or_default(),
+        created: now,
+        claim: Some(me.claim(now)),
+        creating: None,
+        setup: None,
+        ports: None,
+    });
+    locked.save()?;
+    eprintln!("adopted {} as '{name}'", current.display());
+    Ok(name)
+}
+
+/// A setup or teardown hook that is not trusted stops the command before anything is made.
+pub fn ensure_trusted(ctx: &Context, in_force: &Hooks) -> Result<()> {
+    let scripts: Vec<&Hook> = [&in_force.setup, &in_force.teardown]
+        .into_iter()
+        .flatten()
+        .collect();
+    hooks::ensure_trusted(&ctx.common_dir, &scripts)
+}
+
+/// Give, keep, resize or free the worktree's port block as the project's `ports` hook asks.
+/// Called under the registry lock (the ports lock is taken after it).
+pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Option<Block>> {
+    let store = ports::Store::machine()?;
+    let Some(wanted) = in_force.ports()? else {
+        if record.ports.is_some() {
+            store.free(&ctx.common_dir, &record.name)?;
+        }
+        return Ok(None);
+    };
+    let range = PortRange::from_config(ctx.config_string(names::config::PORT_RANGE).as_deref())?;
+    let reserved =
+        match store.reserve(&range, &ctx.common_dir, &record.name, &record.path, wanted)? {
+            Ok(reserved) => reserved,
+            Err(exhausted) => return Err(exhausted.refusal()),
+        };
+    for gone in &reserved.taken_over {
+        if gone.clone_exists() {
+            teardown_gone(gone);
+        }
+    }
+    Ok(Some(reserved.block))
+}
+
+/// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,
+/// best effort (its worktree is gone already).
+fn teardown_gone(entry: &ports::Entry) {
+    let Ok(other) = Context::discover_from(&entry.common_dir) else {
+        return;
+    };
+    let Some(primary) = other.primary.clone() else {
+        return;
+    };
+    let record = Record {
+        name: entry.name.clone(),
+        slug: entry.name.clone(),
+        path: entry.path.clone(),
+        branch: String::new(),
+        base_ref: String::new(),
+        base_commit: String::new(),
+        created: 0,
+        claim: None,
+        creating: None,
+        setup: None,
+        ports: Some(entry.block()),
+    };
+    if let Err(err) = teardown(&other, &record, &primary) {
+        eprintln!(
+            "{}: teardown of gone worktree '{}' failed: {err:#}",
+            names::TOOL,
+            entry.name
+        );
+    }
+}
+
+/// The environment both hooks get.
+fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        (names::hook_env::NAME, record.name.clone()),
+        (names::hook_env::PATH, record.path.display().to_string()),
+        (names::hook_env::BRANCH, record.branch.clone()),
+        (names::hook_env::BASE, record.base_commit.clone()),
+        (
+            names::hook_env::PRIMARY,
+            ctx.primary
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        ),
+    ];
+    if let Some(block) = record.ports {
+        env.push((names::hook_env::PORT, block.first.to_string()));
+        env.push((names::hook_env::PORTS, block.count.to_string()));
+    }
+    env
+}
+
+/// Seed the new worktree from the primary checkout, then run the setup hook in it, recording how
+/// it went. A failed setup keeps the worktree and is an error naming the hook and its exit code.
+pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks) -> Result<()> {
+    if let Some(primary) = &ctx.primary {
+        seed_from(ctx, primary, &record.path, in_force)?;
+    }
+    let Some(setup) = &in_force.setup else {
+        return Ok(());
+    };
+    let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
+    let ran = hooks::run(setup, &record.path, &hook_env(ctx, record), timeout);
+    let state = if ran.is_ok() {
+        SetupState::Done
+    } else {
+        SetupState::Failed
+    };
+    store.update(|registry| {
+        if let Some(entry) = registry.find_exact_mut(&record.name) {
+            entry.setup = Some(state);
+        }
+        Ok(())
+    })?;
+    ran.map_err(|err| {
+        let (line, _) = crate::error::render(&err);
+        refuse_with_hint(
+            format!(
+                "{line}; worktree '{}' is kept at {}",
+                record.name,
+                record.path.display()
+            ),
+            format!(
+                "fix the hook, then run it again: {} setup '{}'",
+                names::TOOL,
+                record.name
+            ),
+        )
+    })
+}
+
+/// Run the teardown hook (from the worktree if it still exists, else the primary checkout) in the
+/// primary checkout. A missing hook is nothing to do.
+pub fn teardown(ctx: &Context, record: &Record, primary: &Path) -> Result<()> {
+    let from = hooks::teardown_checkout(&record.path, primary);
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(from))?;
+    let Some(hook) = &in_force.teardown else {
+        return Ok(());
+    };
+    hooks::ensure_trusted(&ctx.common_dir, &[hook])?;
+    let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
+    hooks::run(hook, primary, &hook_env(ctx, record), timeout)
+}
+
+/// Bring the seed file's paths and `.worktreeinclude`'s matches over from the primary checkout.
+fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -> Result<()> {
+    let mut lines = match &in_force.seed {
+        Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content))
+            .map_err(|reason| refuse(format!("bad seed hook {}: {reason}", hook.location())))?,
+        None => Vec::new(),
+    };
+    let include = std::fs::read(primary.join(names::WORKTREE_INCLUDE)).ok();
+    if lines.is_empty() && include.is_none() {
+        return Ok(());
+    }
+    let tracked = tracked_paths(ctx)?;
+    if let Some(patterns) = include {
+        for path in seed::included(primary, &patterns, &tracked) {
+            if !lines.iter().any(|l| l.path == path) {
+                lines.push(seed::Line { path, mode: None });
+            }
+        }
+    }
+    let (items, skipped) = seed::plan(
+        &lines,
+        &tracked,
+        |rel| seed::kind_at(primary, rel),
+        |rel| seed::kind_at(worktree, rel),
+    );
+    for (path, skip) in skipped {
+        eprintln!("{}: not seeding {path}: {}", names::TOOL, skip.reason());
+    }
+    seed::apply(primary, worktree, &items)
+}
+
+/// Every path in the primary checkout's index.
+fn tracked_paths(ctx: &Context) -> Result<BTreeSet<String>> {
+    let main = ctx.repo.main_repo().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let index = main
+        .index_or_empty()
+        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .context("cannot read the primary checkout's index")?;
+    Ok(index
+        .entries()
+        .iter()
+        .map(|e| e.path(&index).to_string())
+        .collect())
+}
