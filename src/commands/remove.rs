@@ -162,7 +162,9 @@ pub fn carry_out(
         eprintln!("{}: {err:#} (removing anyway: --force)", names::TOOL);
     }
     if entry.present {
-        worktrees::remove(&ctx.repo, &entry.path, discard)?;
+        // Judged clean (or forced) under the registry lock a moment ago: gix need not walk every
+        // file a second time. A lock is still honoured.
+        worktrees::remove(&ctx.repo, &entry.path, true)?;
     } else {
         // Its folder is gone: only git's admin entry (if any) is left to drop.
         let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;

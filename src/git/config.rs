@@ -10,6 +10,9 @@ pub fn open_options() -> gix::open::Options {
         .unwrap_or_default();
     gix::open::Options::default()
         .config_overrides([
+            // Compare file times to the nanosecond, as git does where the filesystem records
+            // them; otherwise every file written in the index's second is read and hashed.
+            "gitoxide.core.useNsec=true".to_owned(),
             format!(
                 "gitoxide.committer.nameFallback={}",
                 names::COMMITTER_NAME_FALLBACK
