@@ -48,6 +48,11 @@ fn worktree_create_prints_only_the_real_path_of_a_new_berth_worktree() {
         sb.git(&path, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
         "berth/feature-auth"
     );
+    let list = sb.berth_ok(&repo, &["list", "--json"]);
+    assert!(
+        list.contains("\"claimed_by\": \"s-1\""),
+        "the worktree is claimed for Claude's session: {list}"
+    );
 }
 
 #[test]

@@ -57,7 +57,13 @@ fn create(input: &HookInput, out: &mut dyn Write) -> Result<()> {
         .or(input.worktree_name.as_deref())
         .filter(|n| !n.is_empty())
         .ok_or_else(|| refuse("WorktreeCreate JSON has no \"name\""))?;
-    let ctx = context_at(input.cwd.as_deref())?;
+    let mut ctx = context_at(input.cwd.as_deref())?;
+    // The worktree is claimed for Claude Code's session, so its subagents and resumed sessions
+    // find it as their own.
+    if let Some(session) = input.session_id.as_deref().filter(|s| !s.is_empty()) {
+        crate::session::validate(session)?;
+        ctx.session_flag = Some(session.to_owned());
+    }
     let added = super::add::add(
         &ctx,
         &super::add::AddArgs {
