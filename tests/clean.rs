@@ -28,6 +28,17 @@ fn outcomes(report: &Value) -> BTreeMap<String, (String, Value)> {
         .collect()
 }
 
+/// `clean` keeps every worktree held by a live claim, the caller's own included: give back the
+/// ones this test's own session made, as a person does when the work is done.
+fn release_mine(sb: &Sandbox, dir: &Path) {
+    let list = sb.berth_json(dir, &["list", "--json"]);
+    for w in list["worktrees"].as_array().unwrap() {
+        if w["status"] == "claimed" && w["claimed_by"] != "s2" {
+            let _ = sb.berth(dir, &["release", w["name"].as_str().unwrap()]);
+        }
+    }
+}
+
 fn removed() -> (String, Value) {
     ("removed".to_owned(), Value::Null)
 }
@@ -104,6 +115,7 @@ fn clean_removes_landed_worktrees_and_keeps_the_rest_saying_why() {
     let (paths, _agent) = every_kind(&sb, &repo);
     let main_before = sb.rev(&repo, "main");
 
+    release_mine(&sb, &repo);
     let out = sb.berth(&repo, &["clean", "--json"]);
 
     assert_eq!(out.status.code(), Some(0), "exit 0 though some were kept");
@@ -172,6 +184,7 @@ fn clean_dry_run_says_what_it_would_do_and_changes_nothing() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     let (_paths, _agent) = every_kind(&sb, &repo);
+    release_mine(&sb, &repo);
     let before = sb.state(&repo);
 
     let report = sb.berth_json(&repo, &["clean", "--dry-run", "--json"]);
@@ -197,6 +210,7 @@ fn clean_says_why_each_worktree_stays_and_sums_up_on_one_line() {
     let repo = sb.repo("app");
     let (_paths, _agent) = every_kind(&sb, &repo);
 
+    release_mine(&sb, &repo);
     let out = sb.berth(&repo, &["clean"]);
 
     assert_eq!(out.status.code(), Some(0), "{}", common::outputs(&out));
@@ -222,6 +236,7 @@ fn clean_with_nothing_to_remove_exits_zero_and_keeps_everything() {
     let repo = sb.repo("app");
     let wt = sb.add(&repo, &["work"]);
     sb.commit_file(&wt, "a.txt", "a\n");
+    release_mine(&sb, &repo);
     let before = sb.state(&repo);
 
     let report = sb.berth_json(&repo, &["clean", "--json"]);
@@ -241,6 +256,7 @@ fn clean_takes_a_landed_worktree_whose_claim_went_stale() {
     let path = PathBuf::from(stdout(&out).trim());
     agent.kill();
 
+    release_mine(&sb, &repo);
     let report = sb.berth_json(&repo, &["clean", "--json"]);
 
     assert_eq!(outcomes(&report)["gone"], removed());
@@ -264,6 +280,7 @@ fn clean_counts_a_commit_pushed_but_not_landed_as_unmerged() {
     sb.commit_file(&wt, "p.txt", "p\n");
     sb.git(&wt, &["push", "-q", "-u", "origin", "berth/pushed"]);
 
+    release_mine(&sb, &repo);
     let report = sb.berth_json(&repo, &["clean", "--json"]);
 
     assert_eq!(outcomes(&report)["pushed"], kept("unmerged"));
@@ -277,6 +294,7 @@ fn clean_keeps_the_worktree_it_runs_in() {
     let here = sb.add(&repo, &["here"]);
     let there = sb.add(&repo, &["there"]);
 
+    release_mine(&sb, &here);
     let report = sb.berth_json(&here, &["clean", "--json"]);
 
     let o = outcomes(&report);
@@ -298,10 +316,12 @@ fn clean_judges_landing_against_the_trunk_berth_trunk_names() {
     sb.git(&repo, &["merge", "-q", "berth/fix"]);
     sb.git(&repo, &["checkout", "-q", "main"]);
 
+    release_mine(&sb, &repo);
     let report = sb.berth_json(&repo, &["clean", "--json", "--dry-run"]);
     assert_eq!(outcomes(&report)["fix"], kept("unmerged"));
 
     sb.git(&repo, &["config", "berth.trunk", "release"]);
+    release_mine(&sb, &repo);
     let report = sb.berth_json(&repo, &["clean", "--json"]);
     assert_eq!(outcomes(&report)["fix"], removed());
     assert!(!wt.exists());
@@ -315,9 +335,24 @@ fn ignored_files_do_not_keep_a_landed_worktree() {
     std::fs::create_dir_all(wt.join("target/debug")).unwrap();
     std::fs::write(wt.join("target/debug/app"), "binary\n").unwrap();
 
+    release_mine(&sb, &repo);
     let report = sb.berth_json(&repo, &["clean", "--json"]);
 
     assert_eq!(outcomes(&report)["built"], removed(), "{report}");
     assert!(!wt.exists());
     assert!(git_worktree_at(&sb, &repo, &wt).is_none());
+}
+
+#[test]
+fn clean_keeps_a_worktree_your_own_session_still_holds() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["--session", "me", "add", "mine"]);
+
+    let report = sb.berth_json(&repo, &["--session", "me", "clean", "--json"]);
+
+    assert_eq!(outcomes(&report)["mine"], kept("claimed by me"));
+    sb.berth_ok(&repo, &["--session", "me", "release", "mine"]);
+    let report = sb.berth_json(&repo, &["--session", "me", "clean", "--json"]);
+    assert_eq!(outcomes(&report)["mine"], removed());
 }

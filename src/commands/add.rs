@@ -145,7 +145,19 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
         setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
         ports: None,
     };
-    record.ports = setup::give_ports(ctx, &record, &in_force)?;
+    record.ports = match setup::try_give_ports(ctx, &record, &in_force)? {
+        Ok(block) => block,
+        Err(_) => {
+            // No block free: first remove what `clean` would remove (landed, clean, unclaimed),
+            // then try once more; the second refusal names `git berth clean` and the range.
+            let removed = super::clean::sweep(ctx, &mut locked, false)?
+                .iter()
+                .filter(|o| o.reason.is_none())
+                .count();
+            eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
+            setup::give_ports(ctx, &record, &in_force)?
+        }
+    };
     locked.registry.worktrees.push(record);
     if let Err(err) = locked.save() {
         free_ports(ctx, &args.name);

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::remove::{self, Scope, Verdict};
 use crate::inventory;
-use crate::registry::Store;
+use crate::registry::{Locked, Store};
 use crate::repo::Context;
 
 #[derive(Debug, clap::Args)]
@@ -43,6 +43,42 @@ pub struct Outcome {
     pub reason: Option<String>,
 }
 
+/// Judge every managed worktree and, unless `dry_run`, remove those that hold nothing of value.
+/// Runs under the registry lock the caller holds (`add` calls it when no port block is free).
+pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Outcome>> {
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    let registry = locked.registry.clone();
+    let mut outcomes = Vec::new();
+    for entry in inventory::entries(ctx, &registry, false)? {
+        let record = entry.record.clone().expect("managed");
+        let kept = if record.creating.is_some() {
+            Some("creating".to_owned())
+        } else if !entry.present {
+            Some("missing".to_owned())
+        } else {
+            let facts = remove::facts(ctx, &entry, &me.id, ttl, Scope::Clean)?;
+            reason(&remove::verdict(&facts, false))
+        };
+        let outcome = match (&kept, dry_run) {
+            (Some(_), _) => "kept",
+            (None, true) => "would remove",
+            (None, false) => {
+                remove::carry_out(ctx, locked, &entry, false, false)?;
+                "removed"
+            }
+        };
+        outcomes.push(Outcome {
+            name: entry.name,
+            path: entry.path,
+            branch: record.branch,
+            outcome,
+            reason: kept,
+        });
+    }
+    Ok(outcomes)
+}
+
 /// Why a worktree stays, in the words `clean` prints.
 pub fn reason(verdict: &Verdict) -> Option<String> {
     match verdict {
@@ -56,41 +92,12 @@ pub fn reason(verdict: &Verdict) -> Option<String> {
 }
 
 pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
-    let me = ctx.session()?;
-    let ttl = ctx.claim_ttl()?;
     // Judge and act under one lock: a worktree claimed while clean runs must be seen as claimed.
     let mut locked = Store::new(ctx.state_dir()).lock()?;
     if !args.dry_run {
         super::add::roll_back_dead_adds(ctx, &mut locked)?;
     }
-    let registry = locked.registry.clone();
-    let mut outcomes = Vec::new();
-    for entry in inventory::entries(ctx, &registry, false)? {
-        let record = entry.record.clone().expect("managed");
-        let kept = if record.creating.is_some() {
-            Some("creating".to_owned())
-        } else if !entry.present {
-            Some("missing".to_owned())
-        } else {
-            let facts = remove::facts(ctx, &entry, &me.id, ttl, Scope::Clean)?;
-            reason(&remove::verdict(&facts, false))
-        };
-        let outcome = match (&kept, args.dry_run) {
-            (Some(_), _) => "kept",
-            (None, true) => "would remove",
-            (None, false) => {
-                remove::carry_out(ctx, &mut locked, &entry, false, false)?;
-                "removed"
-            }
-        };
-        outcomes.push(Outcome {
-            name: entry.name,
-            path: entry.path,
-            branch: record.branch,
-            outcome,
-            reason: kept,
-        });
-    }
+    let outcomes = sweep(ctx, &mut locked, args.dry_run)?;
     drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     let report = Report {

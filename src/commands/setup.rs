@@ -130,25 +130,35 @@ pub fn ensure_trusted(ctx: &Context, in_force: &Hooks) -> Result<()> {
 /// Give, keep, resize or free the worktree's port block as the project's `ports` hook asks.
 /// Called under the registry lock (the ports lock is taken after it).
 pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Option<Block>> {
+    try_give_ports(ctx, record, in_force)?.map_err(|exhausted| exhausted.refusal())
+}
+
+/// [`give_ports`], telling "no run of units is free" apart from other errors, so that `add` can
+/// make room first.
+pub fn try_give_ports(
+    ctx: &Context,
+    record: &Record,
+    in_force: &Hooks,
+) -> Result<Result<Option<Block>, ports::Exhausted>> {
     let store = ports::Store::machine()?;
     let Some(wanted) = in_force.ports()? else {
         if record.ports.is_some() {
             store.free(&ctx.common_dir, &record.name)?;
         }
-        return Ok(None);
+        return Ok(Ok(None));
     };
     let range = PortRange::from_config(ctx.config_string(names::config::PORT_RANGE).as_deref())?;
     let reserved =
         match store.reserve(&range, &ctx.common_dir, &record.name, &record.path, wanted)? {
             Ok(reserved) => reserved,
-            Err(exhausted) => return Err(exhausted.refusal()),
+            Err(exhausted) => return Ok(Err(exhausted)),
         };
     for gone in &reserved.taken_over {
         if gone.clone_exists() {
             teardown_gone(gone);
         }
     }
-    Ok(Some(reserved.block))
+    Ok(Ok(Some(reserved.block)))
 }
 
 /// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,
