@@ -130,7 +130,7 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
     // The record must name the path exactly as git's admin files will, for a later rollback.
     let path = real_or_same(parent).join(path.file_name().expect("the slug"));
     let now = registry::now();
-    let mut record = Record {
+    let record = Record {
         name: args.name.clone(),
         slug,
         path: path.clone(),
@@ -145,8 +145,8 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
         setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
         ports: None,
     };
-    record.ports = match setup::try_give_ports(ctx, &record, &in_force)? {
-        Ok(block) => block,
+    let given = match setup::try_give_ports(ctx, &record, &in_force)? {
+        Ok(given) => given,
         Err(_) => {
             // No block free: first remove what `clean` would remove (landed, clean, unclaimed),
             // then try once more; the second refusal names `git berth clean` and the range.
@@ -158,7 +158,9 @@ pub fn add(ctx: &Context, args: &AddArgs) -> Result<Added> {
             setup::give_ports(ctx, &record, &in_force)?
         }
     };
+    let name = record.name.clone();
     locked.registry.worktrees.push(record);
+    given.apply(&mut locked.registry, &name);
     if let Err(err) = locked.save() {
         free_ports(ctx, &args.name);
         return Err(err);
@@ -367,8 +369,13 @@ fn reuse(
     if unfinished {
         let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
         setup::ensure_trusted(ctx, &in_force)?;
-        entry.ports = setup::give_ports(ctx, entry, &in_force)?;
+        let given = setup::give_ports(ctx, entry, &in_force)?;
         entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
+        given.apply(&mut locked.registry, &args.name);
+        let entry = locked
+            .registry
+            .find_exact_mut(&args.name)
+            .expect("kept above");
         rerun = Some((entry.clone(), in_force));
     }
     if taken != Taken::AlreadyMine || rerun.is_some() {

@@ -46,9 +46,8 @@ pub fn run(ctx: &Context, args: &SetupArgs, out: &mut dyn Write) -> Result<()> {
     }
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
     ensure_trusted(ctx, &in_force)?;
-    let block = give_ports(ctx, &record, &in_force)?;
+    give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
     let entry = locked.registry.find_exact_mut(&name).expect("found above");
-    entry.ports = block;
     entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
     let record = entry.clone();
     locked.save()?;
@@ -129,8 +128,31 @@ pub fn ensure_trusted(ctx: &Context, in_force: &Hooks) -> Result<()> {
 
 /// Give, keep, resize or free the worktree's port block as the project's `ports` hook asks.
 /// Called under the registry lock (the ports lock is taken after it).
-pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Option<Block>> {
+pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Given> {
     try_give_ports(ctx, record, in_force)?.map_err(|exhausted| exhausted.refusal())
+}
+
+/// The block a worktree got, and the gone worktrees of this clone whose blocks it took over:
+/// their teardown has run, so the caller forgets them (prune must not tear them down again, nor
+/// show their old block).
+#[derive(Debug, Default)]
+pub struct Given {
+    pub block: Option<Block>,
+    pub forget: Vec<String>,
+}
+
+impl Given {
+    /// Record the block on `name` and forget the worktrees whose blocks were taken over.
+    pub fn apply(self, registry: &mut registry::Registry, name: &str) {
+        for gone in &self.forget {
+            if gone != name {
+                registry.remove(gone);
+            }
+        }
+        if let Some(entry) = registry.find_exact_mut(name) {
+            entry.ports = self.block;
+        }
+    }
 }
 
 /// [`give_ports`], telling "no run of units is free" apart from other errors, so that `add` can
@@ -139,13 +161,13 @@ pub fn try_give_ports(
     ctx: &Context,
     record: &Record,
     in_force: &Hooks,
-) -> Result<Result<Option<Block>, ports::Exhausted>> {
+) -> Result<Result<Given, ports::Exhausted>> {
     let store = ports::Store::machine()?;
     let Some(wanted) = in_force.ports()? else {
         if record.ports.is_some() {
             store.free(&ctx.common_dir, &record.name)?;
         }
-        return Ok(Ok(None));
+        return Ok(Ok(Given::default()));
     };
     let range = PortRange::from_config(ctx.config_string(names::config::PORT_RANGE).as_deref())?;
     let reserved =
@@ -153,12 +175,19 @@ pub fn try_give_ports(
             Ok(reserved) => reserved,
             Err(exhausted) => return Ok(Err(exhausted)),
         };
+    let mut forget = Vec::new();
     for gone in &reserved.taken_over {
         if gone.clone_exists() {
             teardown_gone(gone);
         }
+        if gone.common_dir == ctx.common_dir {
+            forget.push(gone.name.clone());
+        }
     }
-    Ok(Ok(Some(reserved.block)))
+    Ok(Ok(Given {
+        block: Some(reserved.block),
+        forget,
+    }))
 }
 
 /// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,

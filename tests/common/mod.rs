@@ -452,3 +452,73 @@ pub fn table_rows(table: &str) -> Vec<(String, std::collections::BTreeMap<String
         })
         .collect()
 }
+
+// ---- Helpers for the hooks, ports and seeding tests ----
+
+/// `s` as one single-quoted `sh` word.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A file written by `env` (one `KEY=value` a line) as a map.
+pub fn read_env_file(path: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("no env file {}: {e}", path.display()));
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect()
+}
+
+/// Whether process `pid` is gone (no such process, or a zombie waiting to be reaped).
+pub fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Wait for `child` at most `limit`; kill it and panic if it is still running then.
+pub fn wait_at_most(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    let until = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > until {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("still running after {limit:?}: {}", outputs(&out));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+impl Sandbox {
+    /// `git berth install <args>` in `dir`; the paths it printed.
+    pub fn install(&self, dir: &Path, args: &[&str]) -> Vec<PathBuf> {
+        let mut full = vec!["install"];
+        full.extend_from_slice(args);
+        self.berth_ok(dir, &full)
+            .lines()
+            .map(PathBuf::from)
+            .collect()
+    }
+
+    /// Stage everything in `dir` and commit it.
+    pub fn commit_all(&self, dir: &Path, message: &str) {
+        self.git(dir, &["add", "-A"]);
+        self.git(dir, &["commit", "-q", "-m", message]);
+    }
+
+    /// Set `berth.portRange` of `repo` to `units` 10-port units from `first`.
+    pub fn port_range(&self, repo: &Path, first: u16, units: u16) {
+        let range = format!("{first}-{}", first + units * 10 - 1);
+        self.git(repo, &["config", "berth.portRange", &range]);
+    }
+
+    /// `<data>/git-berth/ports.toml`, or "" when there is none.
+    pub fn ports_file(&self) -> String {
+        std::fs::read_to_string(self.worktrees().join("ports.toml")).unwrap_or_default()
+    }
+}

@@ -1,0 +1,217 @@
+//! Seeding untracked files of the primary checkout into new worktrees, on a real filesystem:
+//! `.worktree-hooks/seed` (committed or local) and `.worktreeinclude`, each refusal warned while
+//! the add still succeeds.
+
+mod common;
+
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+/// Whether two paths are one file (a hard link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (a, b) = (
+        std::fs::metadata(a).unwrap_or_else(|e| panic!("{}: {e}", a.display())),
+        std::fs::metadata(b).unwrap_or_else(|e| panic!("{}: {e}", b.display())),
+    );
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A repository that ignores the local files the tests seed, with `seed` committed as its seed
+/// hook when given.
+fn project(sandbox: &Sandbox, seed: Option<&str>) -> PathBuf {
+    let repo = sandbox.repo("repo");
+    write(
+        &repo.join(".gitignore"),
+        "target/\n.env\n.env.local\nnode_modules/\ncache/\nconfig/*.local.json\nnotes.txt\n.secrets\n",
+    );
+    if let Some(seed) = seed {
+        write(&repo.join(".worktree-hooks/seed"), seed);
+    }
+    sandbox.commit_all(&repo, "ignore local files");
+    repo
+}
+
+#[test]
+fn a_seeded_env_file_is_hard_linked_and_a_folder_copied() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some(".env\nnode_modules\n"));
+    write(&repo.join(".env"), "KEY=1\n");
+    write(
+        &repo.join("node_modules/pkg/index.js"),
+        "module.exports = 1;\n",
+    );
+    write(&repo.join("node_modules/.bin/tool"), "#!/bin/sh\n");
+
+    let wt = sandbox.add(&repo, &["x"]);
+    assert!(
+        same_file(&repo.join(".env"), &wt.join(".env")),
+        "same inode"
+    );
+    let modules = wt.join("node_modules");
+    let meta = std::fs::symlink_metadata(&modules).unwrap();
+    assert!(
+        meta.is_dir() && !meta.file_type().is_symlink(),
+        "a real folder"
+    );
+    let (from, to) = (
+        repo.join("node_modules/pkg/index.js"),
+        modules.join("pkg/index.js"),
+    );
+    assert_eq!(read(&to), "module.exports = 1;\n");
+    assert!(!same_file(&from, &to), "copied, not linked");
+    assert_eq!(read(&modules.join(".bin/tool")), "#!/bin/sh\n");
+    // A copy is the worktree's own.
+    write(&to, "changed\n");
+    assert_eq!(read(&from), "module.exports = 1;\n");
+    assert_eq!(
+        sandbox.status(&wt),
+        "",
+        "seeded files are ignored, not changes"
+    );
+}
+
+#[test]
+fn each_refused_seed_path_is_warned_and_the_add_still_succeeds() {
+    let sandbox = Sandbox::new();
+    let seed = ".env\nREADME.md\n../outside.txt\nlinked/secret\nalias.env\nmissing.txt\n.secrets\n";
+    let repo = project(&sandbox, Some(seed));
+    write(&repo.join(".env"), "FROM=primary\n");
+    write(&repo.join(".secrets"), "ok\n");
+    write(&sandbox.root.join("outside.txt"), "outside\n");
+    write(&sandbox.root.join("elsewhere/secret"), "leak\n");
+    std::os::unix::fs::symlink(sandbox.root.join("elsewhere"), repo.join("linked")).unwrap();
+    std::os::unix::fs::symlink(repo.join(".env"), repo.join("alias.env")).unwrap();
+    std::fs::write(repo.join(".git/info/exclude"), "linked\nalias.env\n").unwrap();
+    // The repository's post-checkout hook makes a .env of its own in each new worktree.
+    let hook = repo.join(".git/hooks/post-checkout");
+    write(&hook, "#!/bin/sh\necho FROM=hook > .env\n");
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let out = sandbox.berth(&repo, &["add", "x"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let wt = PathBuf::from(stdout(&out).trim_end());
+    let err = stderr(&out);
+    for (path, why) in [
+        (".env", "something is already there"),
+        ("README.md", "it is tracked by git"),
+        ("../outside.txt", "it leaves the checkout"),
+        ("linked/secret", "it passes through a symlink"),
+        ("alias.env", "it passes through a symlink"),
+        ("missing.txt", "it does not exist in the primary checkout"),
+    ] {
+        assert!(
+            err.contains(&format!("not seeding {path}: {why}")),
+            "no warning for {path}: {err}"
+        );
+    }
+    assert!(!err.contains("not seeding .secrets"), "{err}");
+    assert!(same_file(&repo.join(".secrets"), &wt.join(".secrets")));
+
+    assert_eq!(
+        read(&wt.join(".env")),
+        "FROM=hook\n",
+        "never over an existing file"
+    );
+    assert!(!same_file(&repo.join("README.md"), &wt.join("README.md")));
+    assert!(!wt.parent().unwrap().join("outside.txt").exists());
+    assert!(std::fs::symlink_metadata(wt.join("linked")).is_err());
+    assert!(std::fs::symlink_metadata(wt.join("alias.env")).is_err());
+    assert!(!wt.join("missing.txt").exists());
+    assert_eq!(read(&sandbox.root.join("elsewhere/secret")), "leak\n");
+}
+
+#[test]
+fn setup_seeds_again_but_never_over_a_file_already_in_the_worktree() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some(".env\nnotes.txt\n"));
+    write(&repo.join(".env"), "FROM=primary\n");
+    write(&repo.join("notes.txt"), "notes\n");
+    let wt = sandbox.add(&repo, &["x", "--no-setup"]);
+    assert!(!wt.join(".env").exists(), "--no-setup seeds nothing");
+    write(&wt.join(".env"), "MINE=1\n");
+
+    let out = sandbox.berth(&repo, &["setup", "x"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        stderr(&out).contains("not seeding .env: something is already there"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&wt.join(".env")), "MINE=1\n");
+    assert_eq!(read(&repo.join(".env")), "FROM=primary\n");
+    assert!(same_file(&repo.join("notes.txt"), &wt.join("notes.txt")));
+}
+
+#[test]
+fn a_seed_line_can_ask_for_a_copy_of_a_file_or_a_link_to_a_folder() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some("# modes\n.env copy\ncache link\n"));
+    write(&repo.join(".env"), "KEY=1\n");
+    write(&repo.join("cache/blob"), "data\n");
+    let wt = sandbox.add(&repo, &["x"]);
+    assert_eq!(read(&wt.join(".env")), "KEY=1\n");
+    assert!(!same_file(&repo.join(".env"), &wt.join(".env")), "a copy");
+    // The linked folder is shared: what one checkout writes, the other sees.
+    write(&wt.join("cache/new"), "shared\n");
+    assert_eq!(read(&repo.join("cache/new")), "shared\n");
+}
+
+#[test]
+fn worktreeinclude_brings_over_matching_untracked_files_only() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, None);
+    write(
+        &repo.join(".worktreeinclude"),
+        ".env*\nconfig/*.local.json\n",
+    );
+    write(&repo.join(".env.example"), "KEY=\n");
+    write(&repo.join("config/app.json"), "{}\n");
+    sandbox.commit_all(&repo, "include file and tracked config");
+    write(&repo.join(".env.local"), "KEY=secret\n");
+    write(&repo.join("config/app.local.json"), "{\"local\": true}\n");
+    write(&repo.join("notes.txt"), "not listed\n");
+
+    let wt = sandbox.add(&repo, &["x"]);
+    assert!(same_file(&repo.join(".env.local"), &wt.join(".env.local")));
+    assert!(same_file(
+        &repo.join("config/app.local.json"),
+        &wt.join("config/app.local.json")
+    ));
+    assert!(
+        !same_file(&repo.join(".env.example"), &wt.join(".env.example")),
+        "a tracked file comes from the checkout, not the primary"
+    );
+    assert!(!same_file(
+        &repo.join("config/app.json"),
+        &wt.join("config/app.json")
+    ));
+    assert!(!wt.join("notes.txt").exists());
+    assert_eq!(sandbox.status(&wt), "");
+}
+
+#[test]
+fn a_local_seed_file_replaces_the_committed_one() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some(".env\n"));
+    write(&repo.join(".env"), "KEY=1\n");
+    write(&repo.join(".secrets"), "s\n");
+    write(
+        &sandbox.common_dir(&repo).join("worktree-hooks/seed"),
+        ".secrets\n",
+    );
+    let wt = sandbox.add(&repo, &["x"]);
+    assert!(same_file(&repo.join(".secrets"), &wt.join(".secrets")));
+    assert!(!wt.join(".env").exists());
+}
