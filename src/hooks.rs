@@ -5,9 +5,7 @@
 use std::ffi::OsStr;
 use std::fmt;
 use std::fs;
-use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::fs::PermissionsExt as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
@@ -17,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::{error, names};
+use crate::{error, names, statefile};
 
 /// Every hook name, in the order they are listed.
 pub const NAMES: [&str; 4] = [
@@ -158,28 +156,10 @@ pub fn install(
     let mut written = Vec::new();
     for (name, bytes, mode) in files {
         let path = dir.join(name);
-        write_atomic(&path, &bytes, mode)?;
+        statefile::write_atomic(&path, &bytes, Some(mode))?;
         written.push(path);
     }
     Ok(written)
-}
-
-/// Write `bytes` to a temp file beside `path`, then rename it over `path`.
-fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()));
-    let written = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.set_permissions(fs::Permissions::from_mode(mode))?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -510,7 +490,7 @@ pub fn trust(common_dir: &Path, hooks: &[&Hook]) -> Result<usize> {
     if added > 0 {
         file.version = TRUST_VERSION;
         let text = toml::to_string(&file).context("cannot serialize the trust file")?;
-        write_atomic(&path, text.as_bytes(), 0o644)?;
+        statefile::write_atomic(&path, text.as_bytes(), Some(0o644))?;
     }
     Ok(added)
 }
@@ -554,37 +534,20 @@ pub fn ensure_trusted(common_dir: &Path, hooks: &[&Hook]) -> Result<()> {
 }
 
 fn read_trust(path: &Path) -> Result<TrustFile> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(TrustFile::default()),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-            return Err(corrupt_trust(path, "not UTF-8 text"));
-        }
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    let Some(text) = statefile::read_text(path, "trust file")? else {
+        return Ok(TrustFile::default());
     };
+    let corrupt = |reason: &str| statefile::corrupt(path, "trust file", reason);
     let file: TrustFile =
-        toml::from_str(&text).map_err(|e| corrupt_trust(path, &e.message().replace('\n', " ")))?;
+        toml::from_str(&text).map_err(|e| corrupt(&e.message().replace('\n', " ")))?;
     if file.version > TRUST_VERSION {
-        return Err(corrupt_trust(
-            path,
-            &format!(
-                "format version {} is newer than this {} understands ({TRUST_VERSION})",
-                file.version,
-                names::TOOL
-            ),
-        ));
+        return Err(corrupt(&format!(
+            "format version {} is newer than this {} understands ({TRUST_VERSION})",
+            file.version,
+            names::TOOL
+        )));
     }
     Ok(file)
-}
-
-fn corrupt_trust(path: &Path, reason: &str) -> anyhow::Error {
-    error::refuse_with_hint(
-        format!("corrupt trust file {}: {reason}", path.display()),
-        format!(
-            "repair or move the file aside by hand; {} never rewrites it",
-            names::TOOL
-        ),
-    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -875,6 +838,7 @@ fn live_member(_group: libc::pid_t) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt as _;
 
     fn scratch(test: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("berth-hooks-{test}-{}", std::process::id()));

@@ -15,3 +15,4 @@ pub mod repo;
 pub mod seed;
 pub mod session;
 pub mod slug;
+pub mod statefile;

@@ -10,7 +10,6 @@
 
 use std::fmt;
 use std::fs;
-use std::io::Write as _;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream};
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -20,7 +19,7 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::names::{self, PORT_UNIT};
-use crate::{error, registry, session};
+use crate::{error, registry, session, statefile};
 
 /// The format this build reads and writes; a newer file is refused rather than rewritten.
 pub const FORMAT_VERSION: u32 = 1;
@@ -589,25 +588,12 @@ impl Store {
 }
 
 fn read(path: &Path) -> Result<Book> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Book::default()),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-            return Err(corrupt(path, "not UTF-8 text"));
+    match statefile::read_text(path, "port blocks")? {
+        None => Ok(Book::default()),
+        Some(text) => {
+            parse(&text).map_err(|reason| statefile::corrupt(path, "port blocks", &reason))
         }
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    parse(&text).map_err(|reason| corrupt(path, &reason))
-}
-
-fn corrupt(path: &Path, reason: &str) -> anyhow::Error {
-    error::refuse_with_hint(
-        format!("corrupt port blocks {}: {reason}", path.display()),
-        format!(
-            "repair or move the file aside by hand; {} never rewrites it",
-            names::TOOL
-        ),
-    )
+    }
 }
 
 /// Parse the file; the error is one line. An entry that could not have been written is refused.
@@ -642,18 +628,7 @@ fn parse(text: &str) -> Result<Book, String> {
 
 fn write_atomic(path: &Path, book: &Book) -> Result<()> {
     let text = toml::to_string(book).context("cannot serialize the port blocks")?;
-    let tmp = path.with_extension(format!("toml.tmp.{}", std::process::id()));
-    let written = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
+    statefile::write_atomic(path, text.as_bytes(), None)
 }
 
 #[cfg(test)]

@@ -3,13 +3,12 @@
 //! file that does not parse is an error that names it, and is never overwritten.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::{error, names};
+use crate::{names, statefile};
 
 /// The format this build reads and writes. A newer file is refused rather than rewritten without
 /// the fields this build does not know.
@@ -177,25 +176,10 @@ impl Locked {
 }
 
 fn read(path: &Path) -> Result<Registry> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Registry::default()),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-            return Err(corrupt(path, "not UTF-8 text"));
-        }
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    parse(&text).map_err(|reason| corrupt(path, &reason))
-}
-
-fn corrupt(path: &Path, reason: &str) -> anyhow::Error {
-    error::refuse_with_hint(
-        format!("corrupt registry {}: {reason}", path.display()),
-        format!(
-            "repair or move the file aside by hand; {} never rewrites it",
-            names::TOOL
-        ),
-    )
+    match statefile::read_text(path, "registry")? {
+        None => Ok(Registry::default()),
+        Some(text) => parse(&text).map_err(|reason| statefile::corrupt(path, "registry", &reason)),
+    }
 }
 
 /// Parse a registry text; the error is one line.
@@ -213,18 +197,7 @@ pub fn parse(text: &str) -> Result<Registry, String> {
 
 fn write_atomic(path: &Path, registry: &Registry) -> Result<()> {
     let text = toml::to_string(registry).context("cannot serialize the registry")?;
-    let tmp = path.with_extension(format!("toml.tmp.{}", std::process::id()));
-    let written = (|| -> std::io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
-    }
-    Ok(())
+    statefile::write_atomic(path, text.as_bytes(), None)
 }
 
 /// Seconds since the Unix epoch.
@@ -299,7 +272,7 @@ mod tests {
         let store = Store::new(dir.clone());
         fs::write(store.path(), "[[worktree]\nname = ").unwrap();
         let err = store.update(|_| Ok(())).unwrap_err();
-        let (line, hint) = error::render(&err);
+        let (line, hint) = crate::error::render(&err);
         assert!(line.starts_with("corrupt registry "), "{line}");
         assert!(line.contains("registry.toml"), "{line}");
         assert!(hint.is_some());
