@@ -65,3 +65,16 @@ pub enum Command {
     /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
     Hook(commands::hook::HookArgs),
 }
+
+/// `git berth guard` alone: the guard's hot path parses with this, not the whole command line.
+/// Its help and errors read as those of `git berth guard`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "guard",
+    bin_name = "git berth guard",
+    disable_help_subcommand = true
+)]
+pub struct GuardCli {
+    #[command(flatten)]
+    pub args: commands::guard::GuardArgs,
+}

@@ -6,6 +6,12 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    // The guard runs before every tool call of every agent: parse only its own arguments, so
+    // the rest of the command line is never built on its path.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "guard") {
+        let guard = berth::cli::GuardCli::parse_from(std::env::args_os().skip(1));
+        return exit_code(berth::commands::guard::run(&guard.args));
+    }
     let cli = berth::cli::Cli::parse();
     // The guard runs before every tool call of every agent: it answers with its own exit code
     // and opens no repository unless its decision needs one. `init` prints its own errors.
