@@ -76,6 +76,11 @@ pub fn judge(
     Hold::Live
 }
 
+/// [`judge`] a claim now, against the processes running on this machine.
+pub fn hold(claim: Option<&Claim>, me: &str, ttl: u64) -> Hold {
+    judge(claim, me, crate::registry::now(), ttl, process_alive)
+}
+
 /// The caller's session: `--session`, else `BERTH_SESSION`, else `<user>@<host>`.
 pub fn current(flag: Option<&str>) -> Result<Session> {
     let id = match flag {

@@ -44,13 +44,7 @@ pub enum Taken {
 /// Take `record` for `me`, or refuse naming the live holder. The caller saves the registry.
 pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
     let now = registry::now();
-    match session::judge(
-        record.claim.as_ref(),
-        &me.id,
-        now,
-        ttl,
-        session::process_alive,
-    ) {
+    match session::hold(record.claim.as_ref(), &me.id, ttl) {
         Hold::Mine => Ok(Taken::AlreadyMine),
         Hold::Free => {
             record.claim = Some(me.claim(now));

@@ -104,16 +104,9 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let ttl = ctx.claim_ttl()?;
     let entries = inventory::entries(ctx, &registry, args.all)?;
     let mut rows = rows(ctx.current.as_deref(), &entries);
-    let now = crate::registry::now();
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = &entry.record {
-            let hold = session::judge(
-                record.claim.as_ref(),
-                &me.id,
-                now,
-                ttl,
-                session::process_alive,
-            );
+            let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
             row.status = Some(match hold {
                 Hold::Free => "available",

@@ -39,13 +39,7 @@ pub fn run(ctx: &Context, args: &ReleaseArgs, out: &mut dyn Write) -> Result<()>
         .find_mut(&args.name)
         .ok_or_else(|| super::path::unknown(&args.name))?;
     let now = registry::now();
-    let hold = session::judge(
-        record.claim.as_ref(),
-        &me.id,
-        now,
-        ttl,
-        session::process_alive,
-    );
+    let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
     if hold == Hold::Live {
         return Err(super::claim::held_by_other(record, now));
     }

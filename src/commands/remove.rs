@@ -200,15 +200,13 @@ pub enum Scope {
 /// nowhere else.
 pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> Result<Facts> {
     let record = entry.record.as_ref().expect("managed");
-    let now = crate::registry::now();
     // `remove` is refused only by another session's live claim (your own is yours to end);
     // `clean` keeps every worktree held by a live claim, your own included.
-    let claimed_by =
-        match session::judge(record.claim.as_ref(), me, now, ttl, session::process_alive) {
-            Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
-            Hold::Mine if scope == Scope::Clean => Some(me.to_owned()),
-            _ => None,
-        };
+    let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
+        Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
+        Hold::Mine if scope == Scope::Clean => Some(me.to_owned()),
+        _ => None,
+    };
     let mut facts = Facts {
         locked: entry.locked.clone(),
         inside: ctx
