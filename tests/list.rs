@@ -390,3 +390,36 @@ fn list_counts_commits_ahead_in_a_worktree_made_with_an_existing_branch() {
 
     assert_eq!(row["ahead"], 1, "{row}");
 }
+
+#[test]
+fn list_full_says_whether_each_worktrees_work_has_landed_on_the_trunk() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let squashed = sb.add(&repo, &["squashed"]);
+    sb.commit_file(&squashed, "s.txt", "s\n");
+    sb.git(&repo, &["merge", "-q", "--squash", "berth/squashed"]);
+    sb.git(&repo, &["commit", "-q", "-m", "squashed work"]);
+    let open = sb.add(&repo, &["open"]);
+    sb.commit_file(&open, "o.txt", "o\n");
+
+    let full = sb.berth_json(&repo, &["list", "--full", "--json"]);
+    let plain = sb.berth_json(&repo, &["list", "--json"]);
+
+    let merged = |listing: &serde_json::Value, name: &str| {
+        listing["worktrees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == name)
+            .unwrap()["merged"]
+            .clone()
+    };
+    assert_eq!(merged(&full, "squashed"), true);
+    assert_eq!(merged(&full, "open"), false);
+    assert!(
+        merged(&plain, "open").is_null(),
+        "only --full pays for the merge check"
+    );
+    let table = sb.berth_ok(&repo, &["list", "--full"]);
+    assert!(table.lines().next().unwrap().contains("MERGED"), "{table}");
+}

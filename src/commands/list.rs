@@ -21,7 +21,7 @@ pub struct ListArgs {
     /// Print JSON: {"worktrees": [...]}, one object per worktree
     #[arg(long)]
     pub json: bool,
-    /// Add each worktree's port block and last commit
+    /// Add each worktree's port block, last commit and whether its work has landed on the trunk
     #[arg(long)]
     pub full: bool,
     /// Show only worktrees in this state (the one you stand in is always shown)
@@ -96,6 +96,9 @@ pub struct Row {
     pub ports: Option<crate::ports::Block>,
     /// The subject of the commit checked out.
     pub last_commit: Option<String>,
+    /// With `--full`: every change of the worktree's own commits is on the trunk (an ancestor, or
+    /// squash- or rebase-merged). Null without `--full`.
+    pub merged: Option<bool>,
 }
 
 pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
@@ -103,7 +106,8 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
     let entries = inventory::entries(ctx, &registry, args.all)?;
-    let mut rows = rows(ctx.current.as_deref(), &entries);
+    let trunk = args.full.then(|| ctx.trunk());
+    let mut rows = rows(ctx.current.as_deref(), &entries, trunk.as_deref());
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = &entry.record {
             let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
@@ -135,11 +139,11 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
 
 /// Each entry's live state, looked up in parallel: opening a worktree and walking its files is
 /// the cost, and worktrees are independent.
-pub fn rows(current: Option<&Path>, entries: &[Entry]) -> Vec<Row> {
-    status::parallel_map(entries, |entry| row(current, entry))
+pub fn rows(current: Option<&Path>, entries: &[Entry], trunk: Option<&str>) -> Vec<Row> {
+    status::parallel_map(entries, |entry| row(current, entry, trunk))
 }
 
-fn row(current: Option<&Path>, entry: &Entry) -> Row {
+fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>) -> Row {
     let record = entry.record.as_ref();
     let mut row = Row {
         name: entry.name.clone(),
@@ -166,6 +170,7 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         setup: record.map(|r| r.setup.map_or("none", |s| s.as_str())),
         ports: record.and_then(|r| r.ports),
         last_commit: None,
+        merged: None,
     };
     if !entry.present || row.state == "creating" {
         return row;
@@ -187,12 +192,19 @@ fn row(current: Option<&Path>, entry: &Entry) -> Row {
         Some(message.summary().to_string())
     });
     row.dirty = status::is_dirty_on_one_thread(&repo).ok();
-    if let (Some(head), Some(record)) = (head, record)
-        && let Ok((ahead, behind)) =
-            graph::Base::of(&repo, record, row.branch.as_deref()).ahead_behind(&repo, head)
-    {
-        row.ahead = Some(ahead);
-        row.behind = Some(behind);
+    if let (Some(head), Some(record)) = (head, record) {
+        let base = graph::Base::of(&repo, record, row.branch.as_deref());
+        if let Ok((ahead, behind)) = base.ahead_behind(&repo, head) {
+            row.ahead = Some(ahead);
+            row.behind = Some(behind);
+        }
+        if let Some(trunk) = trunk {
+            let trunk = graph::resolve_commit(&repo, trunk);
+            let elsewhere: Vec<_> = trunk.into_iter().chain(base.commit).collect();
+            row.merged = graph::work_not_landed(&repo, head, &elsewhere, trunk)
+                .ok()
+                .map(|n| n == 0);
+        }
     }
     row
 }
@@ -253,6 +265,14 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
                     Some(b) => format!("{}-{}", b.first, b.first + b.count - 1),
                     None => "-".to_owned(),
                 });
+                cells.push(
+                    match r.merged {
+                        Some(true) => "yes",
+                        Some(false) => "no",
+                        None => "-",
+                    }
+                    .to_owned(),
+                );
                 cells.push(r.last_commit.clone().unwrap_or_else(|| "-".to_owned()));
             }
             cells.push(r.path.display().to_string());
@@ -261,7 +281,7 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
         .collect();
     let mut header = vec!["NAME", "STATUS", "BRANCH", "BASE", "AHEAD", "STATE"];
     if full {
-        header.extend(["PORTS", "LAST COMMIT"]);
+        header.extend(["PORTS", "MERGED", "LAST COMMIT"]);
     }
     header.push("PATH");
     let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();

@@ -227,16 +227,8 @@ pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> 
         }
     }
     let trunk = graph::resolve_commit(&ctx.repo, &ctx.trunk());
-    let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| -> Result<usize> {
-        let count = graph::unmerged_count(&ctx.repo, tip, elsewhere)?;
-        // A squash or rebase merge leaves the commits off the trunk but their changes on it.
-        if count > 0
-            && let Some(trunk) = trunk
-            && graph::merge_changes_nothing(&ctx.repo, trunk, tip)?
-        {
-            return Ok(0);
-        }
-        Ok(count)
+    let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| {
+        graph::work_not_landed(&ctx.repo, tip, elsewhere, trunk)
     };
     // The worktree's own work: commits on its HEAD since the commit it started from.
     if let Some(head) = head {

@@ -255,3 +255,22 @@ impl Base {
         Ok((ahead, behind))
     }
 }
+
+/// How many commits of `tip` exist nowhere in `elsewhere`, counting none when merging `tip` into
+/// `trunk` would change nothing: a squash or rebase merge leaves the commits off the trunk but
+/// their changes on it.
+pub fn work_not_landed(
+    repo: &gix::Repository,
+    tip: gix::ObjectId,
+    elsewhere: &[gix::ObjectId],
+    trunk: Option<gix::ObjectId>,
+) -> Result<usize> {
+    let count = unmerged_count(repo, tip, elsewhere)?;
+    if count > 0
+        && let Some(trunk) = trunk
+        && merge_changes_nothing(repo, trunk, tip)?
+    {
+        return Ok(0);
+    }
+    Ok(count)
+}
