@@ -58,8 +58,13 @@ pub fn entries(ctx: &Context, registry: &Registry, all: bool) -> Result<Vec<Entr
             locked: None,
         });
     }
-    for record in &registry.worktrees {
-        let path = real_or_same(&record.path);
+    let managed: Vec<PathBuf> = registry
+        .worktrees
+        .iter()
+        .map(|r| real_or_same(&r.path))
+        .collect();
+    for (record, path) in registry.worktrees.iter().zip(&managed) {
+        let path = path.clone();
         let known = linked.iter().find(|l| l.path == path);
         out.push(Entry {
             kind: Kind::Managed,
@@ -72,11 +77,7 @@ pub fn entries(ctx: &Context, registry: &Registry, all: bool) -> Result<Vec<Entr
     }
     if all {
         for l in &linked {
-            if registry
-                .worktrees
-                .iter()
-                .any(|r| real_or_same(&r.path) == l.path)
-            {
+            if managed.contains(&l.path) {
                 continue;
             }
             out.push(Entry {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::remove::{self, Scope, Verdict};
+use super::remove::{self, Judge, Scope, Verdict};
 use crate::inventory;
 use crate::registry::{Locked, Store};
 use crate::repo::Context;
@@ -46,8 +46,7 @@ pub struct Outcome {
 /// Judge every managed worktree and, unless `dry_run`, remove those that hold nothing of value.
 /// Runs under the registry lock the caller holds (`add` calls it when no port block is free).
 pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Outcome>> {
-    let me = ctx.session()?;
-    let ttl = ctx.claim_ttl()?;
+    let judge = Judge::new(ctx)?;
     let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
     for entry in inventory::entries(ctx, &registry, false)? {
@@ -57,7 +56,7 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Ou
         } else if !entry.present {
             Some("missing".to_owned())
         } else {
-            let facts = remove::facts(ctx, &entry, &me.id, ttl, Scope::Clean)?;
+            let facts = remove::facts(ctx, &entry, &judge, Scope::Clean)?;
             reason(&remove::verdict(&facts, false))
         };
         let outcome = match (&kept, dry_run) {

@@ -76,8 +76,7 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()> {
-    let me = ctx.session()?;
-    let ttl = ctx.claim_ttl()?;
+    let judge = Judge::new(ctx)?;
     // Judge and act under one lock: no claim or add can slip in between.
     let mut locked = Store::new(ctx.state_dir()).lock()?;
     super::add::roll_back_dead_adds(ctx, &mut locked)?;
@@ -92,15 +91,16 @@ pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()>
             let scope = Scope::Remove {
                 delete_branch: args.delete_branch,
             };
-            let facts = facts(ctx, &entry, &me.id, ttl, scope)?;
+            let facts = facts(ctx, &entry, &judge, scope)?;
             targets.push((entry, facts));
         }
     }
 
-    let trunk = ctx.trunk();
     let refusals: Vec<Refusal> = targets
         .iter()
-        .filter_map(|(entry, facts)| refusal(ctx, entry, &verdict(facts, args.force), &trunk))
+        .filter_map(|(entry, facts)| {
+            refusal(ctx, entry, &verdict(facts, args.force), &judge.trunk_name)
+        })
         .collect();
     if let Some(first) = refusals.first() {
         for other in &refusals[1..] {
@@ -198,7 +198,29 @@ pub enum Scope {
 
 /// Look at the worktree: lock, claim, where the caller stands, changes, and commits found
 /// nowhere else.
-pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> Result<Facts> {
+/// What every judgement in one command shares, looked up once: the caller's session, the claim
+/// TTL and the trunk's tip.
+pub struct Judge {
+    pub me: String,
+    pub ttl: u64,
+    pub trunk_name: String,
+    pub trunk: Option<gix::ObjectId>,
+}
+
+impl Judge {
+    pub fn new(ctx: &Context) -> Result<Self> {
+        let trunk_name = ctx.trunk();
+        Ok(Judge {
+            me: ctx.session()?.id,
+            ttl: ctx.claim_ttl()?,
+            trunk: graph::resolve_commit(&ctx.repo, &trunk_name),
+            trunk_name,
+        })
+    }
+}
+
+pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Result<Facts> {
+    let (me, ttl, trunk) = (judge.me.as_str(), judge.ttl, judge.trunk);
     let record = entry.record.as_ref().expect("managed");
     // `remove` is refused only by another session's live claim (your own is yours to end);
     // `clean` keeps every worktree held by a live claim, your own included.
@@ -226,7 +248,6 @@ pub fn facts(ctx: &Context, entry: &Entry, me: &str, ttl: u64, scope: Scope) -> 
             facts.branch = name.shorten().to_string();
         }
     }
-    let trunk = graph::resolve_commit(&ctx.repo, &ctx.trunk());
     let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| {
         graph::work_not_landed(&ctx.repo, tip, elsewhere, trunk)
     };
