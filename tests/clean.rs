@@ -267,15 +267,7 @@ fn clean_takes_a_landed_worktree_whose_claim_went_stale() {
 fn clean_counts_a_commit_pushed_but_not_landed_as_unmerged() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
-    let remote = sb.root.join("remote.git");
-    sb.git(
-        &sb.root,
-        &["init", "-q", "--bare", remote.to_str().unwrap()],
-    );
-    sb.git(
-        &repo,
-        &["remote", "add", "origin", remote.to_str().unwrap()],
-    );
+    sb.add_origin(&repo);
     let wt = sb.add(&repo, &["pushed"]);
     sb.commit_file(&wt, "p.txt", "p\n");
     sb.git(&wt, &["push", "-q", "-u", "origin", "berth/pushed"]);

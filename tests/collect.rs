@@ -103,15 +103,7 @@ fn collect_counts_a_fresh_worktree_as_no_commits_and_sees_dirt() {
 fn collect_counts_commits_not_on_the_upstream() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
-    let remote = sb.root.join("remote.git");
-    sb.git(
-        &sb.root,
-        &["init", "-q", "--bare", remote.to_str().unwrap()],
-    );
-    sb.git(
-        &repo,
-        &["remote", "add", "origin", remote.to_str().unwrap()],
-    );
+    sb.add_origin(&repo);
     let wt = sb.add(&repo, &["pushed"]);
     sb.commit_file(&wt, "a.txt", "a\n");
     sb.commit_file(&wt, "b.txt", "b\n");

@@ -214,15 +214,7 @@ fn remove_force_with_delete_branch_deletes_an_unmerged_branch() {
 fn remove_accepts_commits_pushed_to_the_branch_upstream() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
-    let remote = sb.root.join("remote.git");
-    sb.git(
-        &sb.root,
-        &["init", "-q", "--bare", remote.to_str().unwrap()],
-    );
-    sb.git(
-        &repo,
-        &["remote", "add", "origin", remote.to_str().unwrap()],
-    );
+    sb.add_origin(&repo);
     let path = sb.add(&repo, &["auth"]);
     sb.commit_file(&path, "work.txt", "w\n");
     sb.git(&path, &["push", "-q", "-u", "origin", "berth/auth"]);
@@ -239,15 +231,7 @@ fn remove_accepts_commits_pushed_to_the_branch_upstream() {
 fn remove_refuses_commits_made_after_the_last_push() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
-    let remote = sb.root.join("remote.git");
-    sb.git(
-        &sb.root,
-        &["init", "-q", "--bare", remote.to_str().unwrap()],
-    );
-    sb.git(
-        &repo,
-        &["remote", "add", "origin", remote.to_str().unwrap()],
-    );
+    sb.add_origin(&repo);
     let path = sb.add(&repo, &["auth"]);
     sb.commit_file(&path, "pushed.txt", "p\n");
     sb.git(&path, &["push", "-q", "-u", "origin", "berth/auth"]);

@@ -125,6 +125,17 @@ impl Sandbox {
         dir
     }
 
+    /// Give `repo` an empty bare remote named `origin`, for pushes with an upstream.
+    pub fn add_origin(&self, repo: &Path) -> PathBuf {
+        let remote = self.root.join("remote.git");
+        self.git(
+            &self.root,
+            &["init", "-q", "--bare", remote.to_str().unwrap()],
+        );
+        self.git(repo, &["remote", "add", "origin", remote.to_str().unwrap()]);
+        remote
+    }
+
     /// Commit a file in `dir`.
     pub fn commit_file(&self, dir: &Path, file: &str, content: &str) {
         let path = dir.join(file);
