@@ -47,10 +47,13 @@ impl Context {
             git::config::open_options(),
         )
         .map_err(|_| {
-            error::refuse(format!(
-                "not a git repository (or any parent up to /): {}",
-                cwd.display()
-            ))
+            error::refuse_with_hint(
+                format!(
+                    "not a git repository (or any parent up to /): {}",
+                    cwd.display()
+                ),
+                "cd into a repository, or create one with: git init",
+            )
         })?;
         let common_dir = gix::path::realpath(repo.current_dir().join(repo.common_dir()))
             .context("cannot resolve the repository's common dir")?;

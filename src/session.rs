@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{refuse, refuse_with_hint};
+use crate::error::refuse_with_hint;
 use crate::names;
 
 /// A hold on a worktree: which session, which process keeps it alive, and since when.
@@ -94,10 +94,16 @@ pub fn current(flag: Option<&str>) -> Result<Session> {
     let (pid, pid_start) = match std::env::var(names::env::SESSION_PID) {
         Ok(raw) if !raw.is_empty() => {
             let pid: u32 = raw.trim().parse().map_err(|_| {
-                refuse(format!(
-                    "{} must be a process id, not '{raw}'",
-                    names::env::SESSION_PID
-                ))
+                refuse_with_hint(
+                    format!(
+                        "{} must be a process id, not '{raw}'",
+                        names::env::SESSION_PID
+                    ),
+                    format!(
+                        "unset {}, or set it to the agent's pid",
+                        names::env::SESSION_PID
+                    ),
+                )
             })?;
             (pid, process_start(pid))
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
-use crate::error::{refuse, refuse_with_hint};
+use crate::error::refuse_with_hint;
 use crate::hooks::{self, Hook, Hooks, Origin};
 use crate::ports::{self, Block, PortRange};
 use crate::registry::{self, Locked, Record, SetupState, Store};
@@ -84,10 +84,16 @@ fn here(ctx: &Context, locked: &mut Locked) -> Result<String> {
         .unwrap_or_default();
     let slug = slug::slug(&name)?;
     if locked.registry.worktrees.iter().any(|r| r.slug == slug) {
-        return Err(refuse(format!(
-            "cannot adopt {}: a worktree named '{name}' is registered already",
-            current.display()
-        )));
+        return Err(refuse_with_hint(
+            format!(
+                "cannot adopt {}: a worktree named '{name}' is registered already",
+                current.display()
+            ),
+            format!(
+                "set up the registered one with {} setup '{name}', or rename this folder with git worktree move",
+                names::TOOL
+            ),
+        ));
     }
     let head = ctx.repo.head_id().map(|id| id.detach()).ok();
     let branch = ctx
@@ -298,8 +304,12 @@ pub fn teardown(ctx: &Context, record: &Record, primary: &Path) -> Result<()> {
 /// Bring the seed file's paths and `.worktreeinclude`'s matches over from the primary checkout.
 fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -> Result<()> {
     let mut lines = match &in_force.seed {
-        Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content))
-            .map_err(|reason| refuse(format!("bad seed hook {}: {reason}", hook.location())))?,
+        Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content)).map_err(|reason| {
+            refuse_with_hint(
+                format!("bad seed hook {}: {reason}", hook.location()),
+                "write one path per line, optionally followed by link or copy",
+            )
+        })?,
         None => Vec::new(),
     };
     let include = std::fs::read(primary.join(names::WORKTREE_INCLUDE)).ok();

@@ -9,11 +9,16 @@ pub mod worktrees;
 
 /// `refs/heads/<short>`, validated as git validates a branch name.
 pub fn branch_ref(short: &str) -> anyhow::Result<gix::refs::FullName> {
+    let invalid = || {
+        crate::error::refuse_with_hint(
+            format!("'{short}' is not a valid branch name"),
+            "check it with: git check-ref-format --branch <name> (and berth.branchPrefix)",
+        )
+    };
     let full: gix::refs::FullName = format!("refs/heads/{short}")
         .try_into()
-        .map_err(|_| crate::error::refuse(format!("'{short}' is not a valid branch name")))?;
-    gix::validate::reference::branch_name(full.as_bstr())
-        .map_err(|_| crate::error::refuse(format!("'{short}' is not a valid branch name")))?;
+        .map_err(|_| invalid())?;
+    gix::validate::reference::branch_name(full.as_bstr()).map_err(|_| invalid())?;
     Ok(full)
 }
 
