@@ -4,6 +4,7 @@
 pub mod config;
 pub mod graph;
 pub mod hooks;
+pub mod quick;
 pub mod status;
 pub mod worktrees;
 

@@ -22,6 +22,11 @@ pub fn is_dirty(repo: &gix::Repository) -> Result<bool> {
 /// worktree per thread is faster than every worktree spreading over every core (measured with
 /// benches/list.sh).
 pub fn is_dirty_on_one_thread(repo: &gix::Repository) -> Result<bool> {
+    match super::quick::verdict(repo)? {
+        super::quick::Verdict::Clean => return Ok(false),
+        super::quick::Verdict::Dirty => return Ok(true),
+        super::quick::Verdict::Unsure => {}
+    }
     dirty(repo, Some(1))
 }
 
