@@ -44,7 +44,8 @@ fn case(want: &[Verdict], change: impl FnOnce(&Sandbox, &Path)) {
 
     let options =
         berth::git::config::open_options().permissions(gix::open::Permissions::isolated());
-    let quick = verdict(&gix::open_opts(&wt, options).unwrap()).unwrap();
+    let opened = gix::open_opts(&wt, options).unwrap();
+    let quick = verdict(&opened, &berth::git::quick::Trees::default()).unwrap();
     let listed = sb.list_row(&repo, "w")["dirty"].clone();
     let git_says = sb.git(
         &wt,
@@ -296,4 +297,51 @@ fn a_merge_conflict_is_dirty() {
         let out = sb.git_output(wt, &["merge", "-q", "other"]);
         assert!(!out.status.success(), "the merge conflicts");
     });
+}
+
+/// One run reads each HEAD tree once for every worktree on it; worktrees on other commits, or
+/// with the same tree but a staged change, must still get their own answer.
+#[test]
+fn worktrees_on_shared_and_different_commits_each_get_their_own_answer() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let same = sb.add(&repo, &["same"]);
+    let also_same = sb.add(&repo, &["also-same"]);
+    let moved = sb.add(&repo, &["moved"]);
+    sb.commit_file(&moved, "src/new.rs", "new\n");
+    let staged = sb.add(&repo, &["staged"]);
+    std::fs::write(staged.join("src/lib.rs"), "fn staged() {}\n").unwrap();
+    sb.git(&staged, &["add", "src/lib.rs"]);
+    let moved_and_staged = sb.add(&repo, &["moved-and-staged"]);
+    sb.git(&moved_and_staged, &["reset", "-q", "--soft", "HEAD"]);
+    sb.git(
+        &moved_and_staged,
+        &["merge", "-q", "--ff-only", "berth/moved"],
+    );
+    sb.git(&moved_and_staged, &["rm", "-q", "--cached", "src/new.rs"]);
+
+    let dirty: Vec<(String, bool)> = sb
+        .list_rows(&repo, false)
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap().to_owned(), r["dirty"] == true))
+        .collect();
+
+    for (name, path) in [
+        ("same", &same),
+        ("also-same", &also_same),
+        ("moved", &moved),
+        ("staged", &staged),
+        ("moved-and-staged", &moved_and_staged),
+    ] {
+        let git_dirty = !sb.status(path).is_empty();
+        assert!(
+            dirty.contains(&(name.to_owned(), git_dirty)),
+            "{name}: git says dirty={git_dirty}, list says {dirty:?}"
+        );
+    }
+    assert_eq!(
+        dirty.iter().filter(|(_, d)| *d).count(),
+        2,
+        "staged and moved-and-staged are the dirty ones: {dirty:?}"
+    );
 }

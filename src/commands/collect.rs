@@ -10,7 +10,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::git::graph::{self, CommitLine};
-use crate::git::status;
+use crate::git::{quick, status};
 use crate::inventory::{self, Entry};
 use crate::registry::Store;
 use crate::repo::Context;
@@ -64,7 +64,8 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     let registry = Store::new(ctx.state_dir()).load()?;
     let entries = inventory::entries(ctx, &registry, false)?;
     let trunk = ctx.trunk();
-    let works = status::parallel_map(&entries, |entry| work(entry, &trunk));
+    let trees = quick::Trees::default();
+    let works = status::parallel_map(&entries, |entry| work(entry, &trunk, &trees));
     let overview = Overview {
         conflicts: overlaps(&works),
         trunk,
@@ -77,7 +78,7 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     }
 }
 
-fn work(entry: &Entry, trunk: &str) -> Work {
+fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     let record = entry.record.as_ref().expect("managed");
     let mut work = Work {
         name: entry.name.clone(),
@@ -98,7 +99,7 @@ fn work(entry: &Entry, trunk: &str) -> Work {
         return work;
     };
     work.state = "ok";
-    work.dirty = status::is_dirty_on_one_thread(&repo).ok();
+    work.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
     work.branch = repo
         .head_name()
         .ok()

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::git::{graph, status};
+use crate::git::{graph, quick, status};
 use crate::inventory::{self, Entry, Kind};
 use crate::registry::Store;
 use crate::repo::Context;
@@ -140,10 +140,11 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
 /// Each entry's live state, looked up in parallel: opening a worktree and walking its files is
 /// the cost, and worktrees are independent.
 pub fn rows(current: Option<&Path>, entries: &[Entry], trunk: Option<&str>) -> Vec<Row> {
-    status::parallel_map(entries, |entry| row(current, entry, trunk))
+    let trees = quick::Trees::default();
+    status::parallel_map(entries, |entry| row(current, entry, trunk, &trees))
 }
 
-fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>) -> Row {
+fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick::Trees) -> Row {
     let record = entry.record.as_ref();
     let mut row = Row {
         name: entry.name.clone(),
@@ -191,7 +192,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>) -> Row {
         let message = commit.message().ok()?;
         Some(message.summary().to_string())
     });
-    row.dirty = status::is_dirty_on_one_thread(&repo).ok();
+    row.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
     if let (Some(head), Some(record)) = (head, record) {
         let base = graph::Base::of(&repo, record, row.branch.as_deref());
         if let Ok((ahead, behind)) = base.ahead_behind(&repo, head) {

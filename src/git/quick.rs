@@ -10,9 +10,11 @@
 //! relative to its open directory instead of by a long absolute path, and the untracked-file
 //! search only lists the folders the index already names.
 
+use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt as _;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use gix::bstr::{BStr, ByteSlice as _};
@@ -26,7 +28,8 @@ pub enum Verdict {
 }
 
 /// The verdict for the checkout of `repo`. Errors mean the checkout could not be read at all.
-pub fn verdict(repo: &gix::Repository) -> Result<Verdict> {
+/// `trees` is shared by every call of one run.
+pub fn verdict(repo: &gix::Repository, trees: &Trees) -> Result<Verdict> {
     let Some(workdir) = repo.workdir() else {
         return Ok(Verdict::Unsure);
     };
@@ -44,7 +47,7 @@ pub fn verdict(repo: &gix::Repository) -> Result<Verdict> {
     if index.is_sparse() {
         return Ok(Verdict::Unsure);
     }
-    match index_matches_head(repo, &index)? {
+    match index_matches_head(repo, &index, trees)? {
         Verdict::Clean => {}
         other => return Ok(other),
     }
@@ -68,17 +71,64 @@ pub fn verdict(repo: &gix::Repository) -> Result<Verdict> {
     walk.run()
 }
 
-/// Whether the index holds exactly HEAD's tree: certain from a valid cache tree, else by diffing.
-fn index_matches_head(repo: &gix::Repository, index: &gix::index::File) -> Result<Verdict> {
+/// HEAD trees read into index form once per run and shared by every worktree check of that run:
+/// a fleet's worktrees mostly stand on a handful of commits, and reading a tree of thousands of
+/// files is the costliest step after the stats.
+#[derive(Default)]
+pub struct Trees {
+    read: Mutex<HashMap<gix::ObjectId, Arc<gix::index::File>>>,
+}
+
+impl Trees {
+    fn get(&self, repo: &gix::Repository, tree: gix::ObjectId) -> Result<Arc<gix::index::File>> {
+        let known = self.lock().get(&tree).cloned();
+        if let Some(known) = known {
+            return Ok(known);
+        }
+        let read = Arc::new(
+            repo.index_from_tree(&tree)
+                .map_err(|e| anyhow::anyhow!("{e:#}"))?,
+        );
+        self.lock().insert(tree, Arc::clone(&read));
+        Ok(read)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<gix::ObjectId, Arc<gix::index::File>>> {
+        self.read.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Whether the index holds exactly HEAD's tree: certain from a valid cache tree, else by comparing
+/// the index entry by entry with the tree read into index form.
+fn index_matches_head(
+    repo: &gix::Repository,
+    index: &gix::index::File,
+    trees: &Trees,
+) -> Result<Verdict> {
     let Ok(head_tree) = repo.head_tree_id() else {
         return Ok(Verdict::Unsure);
     };
+    let head_tree = head_tree.detach();
     if let Some(cache) = index.tree()
         && cache.num_entries.is_some()
-        && cache.id == head_tree.detach()
+        && cache.id == head_tree
     {
         return Ok(Verdict::Clean);
     }
+    let tree = trees.get(repo, head_tree)?;
+    let same = tree.entries().len() == index.entries().len()
+        && tree.entries().iter().zip(index.entries()).all(|(t, i)| {
+            t.id == i.id
+                && t.mode == i.mode
+                && i.stage_raw() == 0
+                && !i.flags.contains(Flags::INTENT_TO_ADD)
+                && t.path(&tree) == i.path(index)
+        });
+    if same {
+        return Ok(Verdict::Clean);
+    }
+    // Entries differ: almost surely a staged change, but let gix's diff say so, so that nothing
+    // about how the two are laid out can make a clean checkout look dirty.
     let mut changed = false;
     repo.tree_index_status(
         &head_tree,

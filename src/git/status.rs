@@ -20,9 +20,10 @@ pub fn is_dirty(repo: &gix::Repository) -> Result<bool> {
 
 /// [`is_dirty`] on the calling thread alone: when many worktrees are checked at once, one
 /// worktree per thread is faster than every worktree spreading over every core (measured with
-/// benches/list.sh).
-pub fn is_dirty_on_one_thread(repo: &gix::Repository) -> Result<bool> {
-    match super::quick::verdict(repo)? {
+/// benches/list.sh). Most checkouts are decided by [`super::quick::verdict`] alone; `trees` is
+/// shared by every check of one run.
+pub fn is_dirty_on_one_thread(repo: &gix::Repository, trees: &super::quick::Trees) -> Result<bool> {
+    match super::quick::verdict(repo, trees)? {
         super::quick::Verdict::Clean => return Ok(false),
         super::quick::Verdict::Dirty => return Ok(true),
         super::quick::Verdict::Unsure => {}
