@@ -49,3 +49,13 @@ pub fn render(err: &anyhow::Error) -> (String, Option<String>) {
     let line = format!("{err:#}").replace('\n', " ");
     (line, hint)
 }
+
+/// True when the error is a write to a reader that went away (`git berth list | head -1`): git
+/// stops quietly then, and so does berth.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

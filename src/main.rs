@@ -27,6 +27,7 @@ fn main() -> ExitCode {
             let _ = out.flush();
             ExitCode::SUCCESS
         }
+        Err(err) if berth::error::is_broken_pipe(&err) => ExitCode::from(BROKEN_PIPE),
         Err(err) => {
             let _ = out.flush();
             let (line, hint) = berth::error::render(&err);
@@ -38,6 +39,9 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// What a shell reports for a process that wrote to a closed pipe (128 + SIGPIPE), as git does.
+const BROKEN_PIPE: u8 = 141;
 
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))

@@ -423,3 +423,28 @@ fn list_full_says_whether_each_worktrees_work_has_landed_on_the_trunk() {
     let table = sb.berth_ok(&repo, &["list", "--full"]);
     assert!(table.lines().next().unwrap().contains("MERGED"), "{table}");
 }
+
+#[test]
+fn list_into_a_closed_pipe_stops_quietly_as_git_does() {
+    use std::os::fd::{FromRawFd as _, OwnedFd};
+
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["auth"]);
+    let mut ends = [0; 2];
+    // SAFETY: `ends` has room for the two descriptors pipe() writes.
+    assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (reader, writer) =
+        unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    drop(reader);
+
+    let out = sb
+        .berth_command(&repo, &["list"])
+        .stdout(std::process::Stdio::from(writer))
+        .output()
+        .unwrap();
+
+    assert_eq!(common::stderr(&out), "", "nothing on stderr");
+    assert_eq!(out.status.code(), Some(141), "128 + SIGPIPE, as git");
+}
