@@ -23,10 +23,11 @@ pub fn is_dirty(repo: &gix::Repository) -> Result<bool> {
 /// benches/list.sh). Most checkouts are decided by [`super::quick::verdict`] alone; `trees` is
 /// shared by every check of one run.
 pub fn is_dirty_on_one_thread(repo: &gix::Repository, trees: &super::quick::Trees) -> Result<bool> {
-    match super::quick::verdict(repo, trees)? {
-        super::quick::Verdict::Clean => return Ok(false),
-        super::quick::Verdict::Dirty => return Ok(true),
-        super::quick::Verdict::Unsure => {}
+    // Anything the quick pass cannot settle, including its own failures, goes to the full status.
+    match super::quick::verdict(repo, trees) {
+        Ok(super::quick::Verdict::Clean) => return Ok(false),
+        Ok(super::quick::Verdict::Dirty) => return Ok(true),
+        Ok(super::quick::Verdict::Unsure) | Err(_) => {}
     }
     dirty(repo, Some(1))
 }
