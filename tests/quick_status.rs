@@ -345,3 +345,11 @@ fn worktrees_on_shared_and_different_commits_each_get_their_own_answer() {
         "staged and moved-and-staged are the dirty ones: {dirty:?}"
     );
 }
+
+#[test]
+fn without_trusted_ctimes_an_edit_that_kept_its_mtime_in_the_index_second_is_dirty() {
+    case(DIRTY, |sb, wt| {
+        sb.git(wt, &["config", "core.trustctime", "false"]);
+        common::edit_hidden_from_stat(sb, wt, "README.md", "HELLO\n");
+    });
+}

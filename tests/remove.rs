@@ -106,6 +106,23 @@ fn remove_refuses_a_worktree_with_a_modified_tracked_file() {
 }
 
 #[test]
+fn remove_refuses_an_edit_only_the_racy_test_sees_when_ctimes_are_not_trusted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["auth"]);
+    sb.git(&path, &["config", "core.trustctime", "false"]);
+    common::edit_hidden_from_stat(&sb, &path, "README.md", "HELLO\n");
+
+    let first = refused(&sb, &repo, &["remove", "auth"]);
+
+    assert!(first.contains("uncommitted changes"), "{first}");
+    assert_eq!(
+        std::fs::read_to_string(path.join("README.md")).unwrap(),
+        "HELLO\n"
+    );
+}
+
+#[test]
 fn remove_refuses_a_worktree_with_a_staged_change() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");

@@ -12,6 +12,8 @@ pub fn open_options() -> gix::open::Options {
         .config_overrides([
             // Compare file times to the nanosecond, as git does where the filesystem records
             // them; otherwise every file written in the index's second is read and hashed.
+            // With core.trustctime off the racy test goes back to whole seconds
+            // (`quick::racy_options`), so an edit that hides its mtime is still seen.
             "gitoxide.core.useNsec=true".to_owned(),
             format!(
                 "gitoxide.committer.nameFallback={}",

@@ -33,6 +33,19 @@ pub fn is_dirty_on_one_thread(repo: &gix::Repository, trees: &super::quick::Tree
 }
 
 fn dirty(repo: &gix::Repository, threads: Option<usize>) -> Result<bool> {
+    let stat = repo.stat_options().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let by_the_second;
+    let repo = if super::quick::racy_options(stat).use_nsec == stat.use_nsec {
+        repo
+    } else {
+        // gix's status takes its racy test from the same switch as its stat comparison.
+        let mut copy = repo.clone();
+        copy.config_snapshot_mut()
+            .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "false")
+            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        by_the_second = copy;
+        &by_the_second
+    };
     let mut iter = repo
         .status(gix::progress::Discard)
         .map_err(|e| anyhow::anyhow!("{e:#}"))?

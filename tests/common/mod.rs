@@ -533,3 +533,28 @@ impl Sandbox {
         std::fs::read_to_string(self.worktrees().join("ports.toml")).unwrap_or_default()
     }
 }
+
+/// Rewrite `file` in the checkout `wt` at its old size, give it back its old mtime, and move the
+/// index's own mtime to the end of that second: an edit only git's racy test (by the second, as
+/// git is built by default) can see once core.trustctime is off.
+pub fn edit_hidden_from_stat(sb: &Sandbox, wt: &Path, file: &str, content: &str) {
+    let path = wt.join(file);
+    let old = std::fs::metadata(&path).unwrap();
+    assert_eq!(old.len(), content.len() as u64, "an edit at the same size");
+    let mtime = old.modified().unwrap();
+    std::fs::write(&path, content).unwrap();
+    let handle = std::fs::File::options().write(true).open(&path).unwrap();
+    handle.set_modified(mtime).unwrap();
+    let since_epoch = mtime.duration_since(std::time::UNIX_EPOCH).unwrap();
+    let end_of_second =
+        std::time::UNIX_EPOCH + std::time::Duration::new(since_epoch.as_secs(), 999_999_999);
+    let index = sb.git(
+        wt,
+        &["rev-parse", "--path-format=absolute", "--git-path", "index"],
+    );
+    let index = std::fs::File::options()
+        .write(true)
+        .open(index.trim())
+        .unwrap();
+    index.set_modified(end_of_second).unwrap();
+}
