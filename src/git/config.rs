@@ -12,8 +12,7 @@ pub fn open_options() -> gix::open::Options {
         .config_overrides([
             // Compare file times to the nanosecond, as git does where the filesystem records
             // them; otherwise every file written in the index's second is read and hashed.
-            // With core.trustctime off the racy test goes back to whole seconds
-            // (`quick::racy_options`), so an edit that hides its mtime is still seen.
+            // `whole_seconds_unless_ctime_is_trusted` takes it back where that is not safe.
             "gitoxide.core.useNsec=true".to_owned(),
             format!(
                 "gitoxide.committer.nameFallback={}",
@@ -25,6 +24,22 @@ pub fn open_options() -> gix::open::Options {
             ),
         ])
         .cli_overrides(cli)
+}
+
+/// Nanosecond file times are safe only while a change to a file always shows in its ctime. With
+/// core.trustctime off, a file rewritten at its old size and given back its mtime inside the
+/// index's second shows nowhere but in the racy test, and that test must then go by whole seconds,
+/// as git does when built without USE_NSEC (the default). gix takes both the stat comparison and
+/// the racy test from one switch, so both go by the second here; files in the index's second are
+/// then read and hashed, never trusted.
+pub fn whole_seconds_unless_ctime_is_trusted(repo: &mut gix::Repository) -> anyhow::Result<()> {
+    let stat = repo.stat_options().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    if stat.use_nsec && !stat.trust_ctime {
+        repo.config_snapshot_mut()
+            .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "false")
+            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    }
+    Ok(())
 }
 
 /// Parse `GIT_CONFIG_PARAMETERS` as git writes it: single-quoted words separated by spaces, either

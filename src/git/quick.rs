@@ -1,14 +1,16 @@
 //! A quick verdict on whether a checkout holds uncommitted work, for commands that check every
 //! worktree at once (`list`, `collect`). It answers `Clean` only when that is certain and `Dirty`
-//! only when git would certainly show a change. A file whose stat data no longer vouches for it
-//! (touched, or racy) is hashed through the same filters `git add` uses, as git does. Anything
-//! unusual (an untracked folder that is not ignored, a conflict, a submodule, a sparse index, a
-//! type change) is `Unsure`, and the caller runs gix's full status. It never writes anything.
+//! only when git would certainly show a change, following git's own shortcuts (a new size, kind
+//! or mode is a change; an untracked file is a change). A file whose stat data no longer vouches
+//! for it (touched, or racy) is hashed through the same filters `git add` uses, as git does.
+//! Anything else (an untracked folder that is not ignored, a conflict, a submodule, a sparse,
+//! skip-worktree or assume-unchanged entry, a nested repository) is `Unsure`, and the caller runs
+//! gix's full status. It never writes anything.
 //!
-//! Why it is faster than the full status while making the same checks: the index-vs-HEAD diff is
-//! skipped when the index's cache tree already names HEAD's tree, each file is stat'ed by its name
-//! relative to its open directory instead of by a long absolute path, and the untracked-file
-//! search only lists the folders the index already names.
+//! Why it is faster than the full status while making the same checks: each HEAD tree is read
+//! once per run (or not at all when the index's cache tree names it), each file is stat'ed by its
+//! name relative to its open folder instead of by a long absolute path, and the untracked-file
+//! search lists only the folders the index names.
 
 use std::collections::HashMap;
 use std::ffi::CStr;
@@ -27,8 +29,8 @@ pub enum Verdict {
     Unsure,
 }
 
-/// The verdict for the checkout of `repo`. Errors mean the checkout could not be read at all.
-/// `trees` is shared by every call of one run.
+/// The verdict for the checkout of `repo`, opened with [`super::status::open`]. `trees` is shared
+/// by every call of one run. An error is as good as `Unsure`.
 pub fn verdict(repo: &gix::Repository, trees: &Trees) -> Result<Verdict> {
     let Some(workdir) = repo.workdir() else {
         return Ok(Verdict::Unsure);
@@ -306,7 +308,7 @@ impl<'a> Walk<'a> {
         };
         let same = now.matches(&entry.stat, self.stat_options)
             && (!entry.id.is_empty_blob() || entry.stat.size == 0);
-        if same && !now.is_racy(self.index.timestamp(), racy_options(self.stat_options)) {
+        if same && !now.is_racy(self.index.timestamp(), self.stat_options) {
             Ok(Verdict::Clean)
         } else if is_file {
             self.compare_content(entry, dir, name)
@@ -440,53 +442,29 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// The options for the racy test: to the nanosecond where a change to a file always shows in its
-/// ctime, to the second (as git without USE_NSEC) when core.trustctime is off, for then a file
-/// rewritten at its old size and given back its mtime inside the index's second shows nowhere.
-pub fn racy_options(options: stat::Options) -> stat::Options {
-    if options.trust_ctime {
-        options
-    } else {
-        stat::Options {
-            use_nsec: false,
-            ..options
-        }
-    }
-}
-
 /// Open a directory for reading, relative to `parent` (or `name` as a whole path), never through
 /// a symbolic link.
 fn open_dir(parent: Option<&OwnedFd>, name: &[u8]) -> std::io::Result<OwnedFd> {
-    let name = std::ffi::CString::new(name).map_err(std::io::Error::other)?;
     let at = parent.map_or(libc::AT_FDCWD, |fd| fd.as_raw_fd());
+    open_at(at, name, libc::O_DIRECTORY)
+}
+
+/// Open the file `name` inside the directory `dir` for reading, never through a symbolic link.
+fn open_file(dir: RawFd, name: &[u8]) -> Option<std::fs::File> {
+    open_at(dir, name, 0).ok().map(std::fs::File::from)
+}
+
+/// `openat(2)` read-only, close-on-exec, not following a final symbolic link, plus `flags`.
+fn open_at(at: RawFd, name: &[u8], flags: libc::c_int) -> std::io::Result<OwnedFd> {
+    let name = std::ffi::CString::new(name).map_err(std::io::Error::other)?;
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags;
     // SAFETY: `name` is a valid C string and `at` an open descriptor or AT_FDCWD.
-    let fd = unsafe {
-        libc::openat(
-            at,
-            name.as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
+    let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: a non-negative result is a descriptor we now own.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// Open the file `name` inside the directory `dir` for reading, never through a symbolic link.
-fn open_file(dir: RawFd, name: &[u8]) -> Option<std::fs::File> {
-    let name = std::ffi::CString::new(name).ok()?;
-    // SAFETY: `name` is a valid C string and `dir` an open descriptor.
-    let fd = unsafe {
-        libc::openat(
-            dir,
-            name.as_ptr(),
-            libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-        )
-    };
-    // SAFETY: a non-negative result is a descriptor we now own.
-    (fd >= 0).then(|| unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
 /// The target of the symbolic link `name` inside the directory `dir`.

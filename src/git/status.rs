@@ -5,11 +5,18 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
-/// Open the repository of the checkout at `path`.
+/// Open the repository of the checkout at `path`, ready for the dirty checks below.
 pub fn open(path: &Path) -> Result<gix::Repository> {
-    gix::open_opts(path, super::config::open_options())
+    open_opts(path, super::config::open_options())
+}
+
+/// [`open`] with other open options (tests open isolated from the user's git config).
+pub fn open_opts(path: &Path, options: gix::open::Options) -> Result<gix::Repository> {
+    let mut repo = gix::open_opts(path, options)
         .map_err(|e| anyhow::anyhow!("{e:#}"))
-        .with_context(|| format!("cannot open worktree {}", path.display()))
+        .with_context(|| format!("cannot open worktree {}", path.display()))?;
+    super::config::whole_seconds_unless_ctime_is_trusted(&mut repo)?;
+    Ok(repo)
 }
 
 /// True when the checkout has staged, modified, deleted or untracked files. Stops at the first
@@ -33,19 +40,6 @@ pub fn is_dirty_on_one_thread(repo: &gix::Repository, trees: &super::quick::Tree
 }
 
 fn dirty(repo: &gix::Repository, threads: Option<usize>) -> Result<bool> {
-    let stat = repo.stat_options().map_err(|e| anyhow::anyhow!("{e:#}"))?;
-    let by_the_second;
-    let repo = if super::quick::racy_options(stat).use_nsec == stat.use_nsec {
-        repo
-    } else {
-        // gix's status takes its racy test from the same switch as its stat comparison.
-        let mut copy = repo.clone();
-        copy.config_snapshot_mut()
-            .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "false")
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
-        by_the_second = copy;
-        &by_the_second
-    };
     let mut iter = repo
         .status(gix::progress::Discard)
         .map_err(|e| anyhow::anyhow!("{e:#}"))?
