@@ -361,8 +361,8 @@ pub fn committed(
 
 fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::Tree<'_>> {
     repo.find_commit(commit)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
-        .and_then(|c| c.tree().map_err(|e| anyhow::anyhow!("{e:#}")))
+        .map_err(crate::git::gix_err)
+        .and_then(|c| c.tree().map_err(crate::git::gix_err))
         .with_context(|| format!("cannot read the tree of commit {commit}"))
 }
 
@@ -374,7 +374,7 @@ fn in_tree(
     let relative = format!("{}/{name}", names::HOOKS_DIR);
     let entry = tree
         .lookup_entry_by_path(&relative)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .with_context(|| format!("cannot read {relative} at {commit}"))?;
     let Some(entry) = entry else { return Ok(None) };
     if !entry.mode().is_blob() {
@@ -385,7 +385,7 @@ fn in_tree(
     }
     let blob = entry
         .object()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .with_context(|| format!("cannot read {relative} at {commit}"))?;
     Ok(Some(Hook {
         name,
@@ -418,7 +418,7 @@ pub fn trust_path(common_dir: &Path) -> PathBuf {
 /// The git blob id of `content` (SHA-1): the hash trust records.
 pub fn content_hash(content: &[u8]) -> Result<gix::ObjectId> {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .context("cannot hash a hook")
 }
 
@@ -630,7 +630,7 @@ pub fn run(hook: &Hook, cwd: &Path, env: &[(&str, String)], timeout: Duration) -
     // second time when `git` forwards it); catch every such signal while the hook runs, so that
     // berth always lives to stop the group. The handler goes again when this returns.
     let _handler = gix::interrupt::init_handler_default(usize::MAX)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .context("cannot catch Ctrl-C while a hook runs")?
         .auto_deregister();
     run_with(

@@ -338,10 +338,10 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
 
 /// Every path in the primary checkout's index.
 fn tracked_paths(ctx: &Context) -> Result<BTreeSet<String>> {
-    let main = ctx.repo.main_repo().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let main = ctx.repo.main_repo().map_err(crate::git::gix_err)?;
     let index = main
         .index_or_empty()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .context("cannot read the primary checkout's index")?;
     Ok(index
         .entries()

@@ -33,11 +33,11 @@ pub fn open_options() -> gix::open::Options {
 /// the racy test from one switch, so both go by the second here; files in the index's second are
 /// then read and hashed, never trusted.
 pub fn whole_seconds_unless_ctime_is_trusted(repo: &mut gix::Repository) -> anyhow::Result<()> {
-    let stat = repo.stat_options().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let stat = repo.stat_options().map_err(crate::git::gix_err)?;
     if stat.use_nsec && !stat.trust_ctime {
         repo.config_snapshot_mut()
             .set_value(&gix::config::tree::gitoxide::Core::USE_NSEC, "false")
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            .map_err(crate::git::gix_err)?;
     }
     Ok(())
 }

@@ -27,7 +27,7 @@ pub fn ahead_behind(
     }
     let counts = repo
         .ahead_behind_counts(tip, base)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     Ok((counts.ahead, counts.behind))
 }
 
@@ -55,10 +55,10 @@ pub fn unmerged_count(
         .rev_walk([tip])
         .with_hidden(elsewhere.iter().copied())
         .all()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     let mut count = 0;
     for info in walk {
-        info.map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        info.map_err(crate::git::gix_err)?;
         count += 1;
     }
     Ok(count)
@@ -73,12 +73,10 @@ fn merged_tree(
 ) -> Result<Option<gix::ObjectId>> {
     let mut repo = repo.clone().with_object_memory();
     repo.object_cache_size_if_unset(8 * 1024 * 1024);
-    let options = repo
-        .tree_merge_options()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let options = repo.tree_merge_options().map_err(crate::git::gix_err)?;
     let mut outcome = repo
         .merge_commits(trunk, tip, Default::default(), options.into())
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     if outcome
         .tree_merge
         .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
@@ -89,7 +87,7 @@ fn merged_tree(
         .tree_merge
         .tree
         .write()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     Ok(Some(tree.detach()))
 }
 
@@ -105,9 +103,9 @@ pub fn merge_changes_nothing(
     };
     let trunk_tree = repo
         .find_commit(trunk)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .map_err(crate::git::gix_err)?
         .tree_id()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     Ok(merged == trunk_tree.detach())
 }
 
@@ -141,11 +139,11 @@ pub fn commits_since(
             Default::default(),
         ))
         .all()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     let mut out = Vec::new();
     for info in walk.take(limit) {
-        let info = info.map_err(|e| anyhow::anyhow!("{e:#}"))?;
-        let commit = info.object().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        let info = info.map_err(crate::git::gix_err)?;
+        let commit = info.object().map_err(crate::git::gix_err)?;
         let subject = commit
             .message()
             .map(|m| m.summary().to_string())
@@ -175,15 +173,15 @@ pub fn changed_files(
     };
     let tree_of = |id: gix::ObjectId| -> Result<gix::Tree<'_>> {
         repo.find_commit(id)
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?
+            .map_err(crate::git::gix_err)?
             .tree()
-            .map_err(|e| anyhow::anyhow!("{e:#}"))
+            .map_err(crate::git::gix_err)
     };
     let old = tree_of(base)?;
     let new = tree_of(tip)?;
     let changes = repo
         .diff_tree_to_tree(&old, &new, gix::diff::Options::default())
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     let mut files: Vec<String> = changes
         .iter()
         .filter(|c| !c.entry_mode().is_tree())
@@ -198,9 +196,9 @@ pub fn changed_files(
 /// tags. A commit they reach survives deleting `short`.
 pub fn other_ref_tips(repo: &gix::Repository, short: &str) -> Result<Vec<gix::ObjectId>> {
     let own = super::branch_ref(short)?;
-    let platform = repo.references().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let platform = repo.references().map_err(crate::git::gix_err)?;
     let mut tips = Vec::new();
-    for reference in platform.all().map_err(|e| anyhow::anyhow!("{e:#}"))? {
+    for reference in platform.all().map_err(crate::git::gix_err)? {
         let Ok(mut reference) = reference else {
             continue;
         };

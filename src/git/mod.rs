@@ -8,6 +8,12 @@ pub mod quick;
 pub mod status;
 pub mod worktrees;
 
+/// A gix error as an anyhow error. gix 0.91's errors do not convert with `?`; `{:#}` keeps the
+/// causes they carry in the one line berth prints.
+pub fn gix_err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("{e:#}")
+}
+
 /// `refs/heads/<short>`, validated as git validates a branch name.
 pub fn branch_ref(short: &str) -> anyhow::Result<gix::refs::FullName> {
     let invalid = || {
@@ -33,6 +39,6 @@ pub fn delete_branch(
     let name = branch_ref(short)?;
     let mut repo = repo.clone();
     repo.delete_local_branches_if_unchanged([(name, gix::refs::Target::Object(expected))])
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .map_err(|e| e.context(format!("cannot delete branch '{short}'")))
 }

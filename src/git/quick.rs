@@ -35,10 +35,8 @@ pub fn verdict(repo: &gix::Repository, trees: &Trees) -> Result<Verdict> {
     let Some(workdir) = repo.workdir() else {
         return Ok(Verdict::Unsure);
     };
-    let caps = repo
-        .filesystem_options()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
-    let stat_options = repo.stat_options().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let caps = repo.filesystem_options().map_err(crate::git::gix_err)?;
+    let stat_options = repo.stat_options().map_err(crate::git::gix_err)?;
     if caps.ignore_case {
         return Ok(Verdict::Unsure);
     }
@@ -87,10 +85,7 @@ impl Trees {
         if let Some(known) = known {
             return Ok(known);
         }
-        let read = Arc::new(
-            repo.index_from_tree(&tree)
-                .map_err(|e| anyhow::anyhow!("{e:#}"))?,
-        );
+        let read = Arc::new(repo.index_from_tree(&tree).map_err(crate::git::gix_err)?);
         self.lock().insert(tree, Arc::clone(&read));
         Ok(read)
     }
@@ -142,7 +137,7 @@ fn index_matches_head(
             Ok(std::ops::ControlFlow::Break(()))
         },
     )
-    .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    .map_err(crate::git::gix_err)?;
     Ok(if changed {
         Verdict::Dirty
     } else {
@@ -343,9 +338,9 @@ impl<'a> Walk<'a> {
                     self.index,
                     gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping,
                 )
-                .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+                .map_err(crate::git::gix_err)?;
             let pipeline = gix::filter::Pipeline::new(self.repo, attributes.detach())
-                .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+                .map_err(crate::git::gix_err)?;
             self.filters = Some(pipeline);
         }
         let filters = self.filters.as_mut().expect("just set");
@@ -356,7 +351,7 @@ impl<'a> Walk<'a> {
         let mut data = Vec::new();
         let read = match filters
             .convert_to_git(file, rela_path, self.index)
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?
+            .map_err(crate::git::gix_err)?
         {
             ToGitOutcome::Unchanged(mut file) => file.read_to_end(&mut data).map(drop),
             ToGitOutcome::Process(mut stream) => stream.read_to_end(&mut data).map(drop),
@@ -374,7 +369,7 @@ impl<'a> Walk<'a> {
     /// Clean when `data` is the blob the index records for `entry`.
     fn same_blob(&self, entry: &gix::index::Entry, data: &[u8]) -> Result<Verdict> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, data)
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            .map_err(crate::git::gix_err)?;
         Ok(if id == entry.id {
             Verdict::Clean
         } else {
@@ -431,13 +426,13 @@ impl<'a> Walk<'a> {
                     None,
                     gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
                 )
-                .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+                .map_err(crate::git::gix_err)?;
             self.excludes = Some(stack);
         }
         let excludes = self.excludes.as_mut().expect("just set");
         let platform = excludes
             .at_entry(rela, Some(mode))
-            .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            .map_err(crate::git::gix_err)?;
         Ok(platform.is_excluded())
     }
 }

@@ -13,7 +13,7 @@ pub fn open(path: &Path) -> Result<gix::Repository> {
 /// [`open`] with other open options (tests open isolated from the user's git config).
 pub fn open_opts(path: &Path, options: gix::open::Options) -> Result<gix::Repository> {
     let mut repo = gix::open_opts(path, options)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .with_context(|| format!("cannot open worktree {}", path.display()))?;
     super::config::whole_seconds_unless_ctime_is_trusted(&mut repo)?;
     Ok(repo)
@@ -42,7 +42,7 @@ pub fn is_dirty_on_one_thread(repo: &gix::Repository, trees: &super::quick::Tree
 fn dirty(repo: &gix::Repository, threads: Option<usize>) -> Result<bool> {
     let mut iter = repo
         .status(gix::progress::Discard)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .map_err(crate::git::gix_err)?
         .untracked_files(gix::status::UntrackedFiles::Collapsed)
         .index_worktree_rewrites(None)
         .index_worktree_options_mut(|o| {
@@ -53,11 +53,11 @@ fn dirty(repo: &gix::Repository, threads: Option<usize>) -> Result<bool> {
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Disabled)
         .index_worktree_submodules(gix::status::Submodule::AsConfigured { check_dirty: true })
         .into_iter(None)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?;
+        .map_err(crate::git::gix_err)?;
     match iter.next() {
         None => Ok(false),
         Some(Ok(_)) => Ok(true),
-        Some(Err(e)) => Err(anyhow::anyhow!("{e:#}")),
+        Some(Err(e)) => Err(crate::git::gix_err(e)),
     }
 }
 

@@ -136,7 +136,7 @@ pub fn checked_out_in(repo: &gix::Repository, short: &str) -> Result<Vec<PathBuf
     let mut dirs = Vec::new();
     for wt in repo
         .worktrees_including_main()
-        .map_err(|e| anyhow::anyhow!("{e:#}"))?
+        .map_err(crate::git::gix_err)?
         .flatten()
     {
         if wt.head_name().ok().flatten().as_ref() == Some(&name)
@@ -157,7 +157,7 @@ pub fn remove(repo: &gix::Repository, path: &Path, discard: bool) -> Result<()> 
         gix::worktree::remove::Force::Never
     };
     repo.remove_worktree(path, force, gix::progress::Discard)
-        .map_err(|e| anyhow::anyhow!("{e:#}"))
+        .map_err(crate::git::gix_err)
         .with_context(|| format!("cannot remove worktree {}", path.display()))
 }
 
