@@ -2,6 +2,7 @@
 //! plain data and asks an injected probe where each landing place lies; it never reads the
 //! environment or stdin itself. Whatever goes wrong on the way blocks: the guard fails closed.
 
+pub mod managed;
 pub mod probe;
 pub mod runtime;
 pub mod shell;
