@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::guard::managed::{self, Kind};
 use crate::guard::probe::{self, Place};
 use crate::guard::runtime::Runtime;
 use crate::names;
@@ -252,45 +253,41 @@ fn fragment(template: &str, r: Runtime) -> Value {
     serde_json::from_str(&fill(template, r)).unwrap_or(Value::Null)
 }
 
-fn installs(r: Runtime, worktrees: bool) -> Vec<Install> {
+/// This build's template for each runtime's file, from `hooks/`.
+fn template(r: Runtime) -> &'static str {
     match r {
-        Runtime::Claude => {
-            let mut frag = fragment(include_str!("../../hooks/claude/guard.json"), r);
-            if worktrees {
+        Runtime::Claude => include_str!("../../hooks/claude/guard.json"),
+        Runtime::Codex => include_str!("../../hooks/codex/hooks.json"),
+        Runtime::Gemini => include_str!("../../hooks/gemini/settings.json"),
+        Runtime::Cursor => include_str!("../../hooks/cursor/hooks.json"),
+        Runtime::Copilot => include_str!("../../hooks/copilot/berth-guard.json"),
+        Runtime::Opencode => include_str!("../../hooks/opencode/berth-guard.ts"),
+        Runtime::Pi => include_str!("../../hooks/pi/berth-guard.ts"),
+    }
+}
+
+/// What init writes for `r`. Where the file goes and whether it is merged come from the table
+/// the guard protects by, so every file init writes is one an agent cannot.
+fn install(r: Runtime, worktrees: bool) -> Install {
+    let at = managed::installed(r);
+    match at.kind {
+        Kind::Merge => {
+            let mut frag = fragment(template(r), r);
+            if worktrees && r == Runtime::Claude {
                 let wt = fragment(include_str!("../../hooks/claude/worktrees.json"), r);
                 // Both fragments come from this build and are objects; a merge of two objects
                 // without force cannot be refused here, as they share no entry.
                 let _ = merge_into(&mut frag, &wt, false);
             }
-            vec![Install::Merge {
-                path: names::CLAUDE_SETTINGS,
+            Install::Merge {
+                path: at.path,
                 fragment: frag,
-            }]
+            }
         }
-        Runtime::Codex => vec![Install::Merge {
-            path: names::CODEX_HOOKS,
-            fragment: fragment(include_str!("../../hooks/codex/hooks.json"), r),
-        }],
-        Runtime::Gemini => vec![Install::Merge {
-            path: names::GEMINI_SETTINGS,
-            fragment: fragment(include_str!("../../hooks/gemini/settings.json"), r),
-        }],
-        Runtime::Cursor => vec![Install::Merge {
-            path: names::CURSOR_HOOKS,
-            fragment: fragment(include_str!("../../hooks/cursor/hooks.json"), r),
-        }],
-        Runtime::Copilot => vec![Install::Whole {
-            path: names::COPILOT_HOOKS,
-            content: fill(include_str!("../../hooks/copilot/berth-guard.json"), r),
-        }],
-        Runtime::Opencode => vec![Install::Whole {
-            path: names::OPENCODE_PLUGIN,
-            content: fill(include_str!("../../hooks/opencode/berth-guard.ts"), r),
-        }],
-        Runtime::Pi => vec![Install::Whole {
-            path: names::PI_EXTENSION,
-            content: fill(include_str!("../../hooks/pi/berth-guard.ts"), r),
-        }],
+        Kind::Whole | Kind::WholeInLoadedFolder => Install::Whole {
+            path: at.path,
+            content: fill(template(r), r),
+        },
     }
 }
 
@@ -320,47 +317,45 @@ pub type ReadFile<'a> = dyn Fn(&str) -> Result<Option<Vec<u8>>, String> + 'a;
 pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Refusal> {
     let mut changes = Vec::new();
     for r in &want.runtimes {
-        for install in installs(*r, want.worktrees) {
-            match install {
-                Install::Whole { path, content } => {
-                    let before = read(path).map_err(Refusal::new)?;
-                    match &before {
-                        Some(b) if b == content.as_bytes() => {}
-                        Some(_) if !want.force => {
-                            return Err(Refusal::new(format!(
-                                "{path} exists and is not the one this version installs"
-                            ))
-                            .hint(format!(
-                                "{} init --runtime {} --force",
-                                names::TOOL,
-                                r.name()
-                            )));
-                        }
-                        _ => changes.push(Change {
-                            path: path.into(),
-                            before,
-                            after: Some(content.into_bytes()),
-                        }),
-                    }
-                }
-                Install::Merge { path, fragment } => {
-                    let before = read(path).map_err(Refusal::new)?;
-                    let mut doc = parse_object(path, before.as_deref())?;
-                    let original = doc.clone();
-                    merge_into(&mut doc, &fragment, want.force).map_err(|what| {
-                        Refusal::new(format!("{path}: {what}")).hint(format!(
+        match install(*r, want.worktrees) {
+            Install::Whole { path, content } => {
+                let before = read(path).map_err(Refusal::new)?;
+                match &before {
+                    Some(b) if b == content.as_bytes() => {}
+                    Some(_) if !want.force => {
+                        return Err(Refusal::new(format!(
+                            "{path} exists and is not the one this version installs"
+                        ))
+                        .hint(format!(
                             "{} init --runtime {} --force",
                             names::TOOL,
                             r.name()
-                        ))
-                    })?;
-                    if doc != original || before.is_none() {
-                        changes.push(Change {
-                            path: path.into(),
-                            before,
-                            after: Some(to_bytes(&doc)),
-                        });
+                        )));
                     }
+                    _ => changes.push(Change {
+                        path: path.into(),
+                        before,
+                        after: Some(content.into_bytes()),
+                    }),
+                }
+            }
+            Install::Merge { path, fragment } => {
+                let before = read(path).map_err(Refusal::new)?;
+                let mut doc = parse_object(path, before.as_deref())?;
+                let original = doc.clone();
+                merge_into(&mut doc, &fragment, want.force).map_err(|what| {
+                    Refusal::new(format!("{path}: {what}")).hint(format!(
+                        "{} init --runtime {} --force",
+                        names::TOOL,
+                        r.name()
+                    ))
+                })?;
+                if doc != original || before.is_none() {
+                    changes.push(Change {
+                        path: path.into(),
+                        before,
+                        after: Some(to_bytes(&doc)),
+                    });
                 }
             }
         }
@@ -375,44 +370,42 @@ pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, R
     let mut changes = Vec::new();
     for r in &want.runtimes {
         // Uninstall takes the worktree hooks out too, whether or not this run names them.
-        for install in installs(*r, true) {
-            match install {
-                Install::Whole { path, content } => match read(path).map_err(Refusal::new)? {
-                    Some(b) if b != content.as_bytes() && !want.force => {
-                        return Err(Refusal::new(format!(
-                            "{path} is not the one this version installs; keeping it"
-                        ))
-                        .hint(format!(
-                            "{} init --uninstall --runtime {} --force",
-                            names::TOOL,
-                            r.name()
-                        )));
-                    }
-                    Some(b) => changes.push(Change {
-                        path: path.into(),
-                        before: Some(b),
-                        after: None,
-                    }),
-                    None => {}
-                },
-                Install::Merge { path, .. } => {
-                    let Some(before) = read(path).map_err(Refusal::new)? else {
-                        continue;
-                    };
-                    let mut doc = parse_object(path, Some(&before))?;
-                    if !remove_ours(&mut doc, &ours) {
-                        continue;
-                    }
-                    let empty = doc
-                        .as_object()
-                        .is_some_and(|o| o.keys().all(|k| k == "version"));
-                    let after = if empty { None } else { Some(to_bytes(&doc)) };
-                    changes.push(Change {
-                        path: path.into(),
-                        before: Some(before),
-                        after,
-                    });
+        match install(*r, true) {
+            Install::Whole { path, content } => match read(path).map_err(Refusal::new)? {
+                Some(b) if b != content.as_bytes() && !want.force => {
+                    return Err(Refusal::new(format!(
+                        "{path} is not the one this version installs; keeping it"
+                    ))
+                    .hint(format!(
+                        "{} init --uninstall --runtime {} --force",
+                        names::TOOL,
+                        r.name()
+                    )));
                 }
+                Some(b) => changes.push(Change {
+                    path: path.into(),
+                    before: Some(b),
+                    after: None,
+                }),
+                None => {}
+            },
+            Install::Merge { path, .. } => {
+                let Some(before) = read(path).map_err(Refusal::new)? else {
+                    continue;
+                };
+                let mut doc = parse_object(path, Some(&before))?;
+                if !remove_ours(&mut doc, &ours) {
+                    continue;
+                }
+                let empty = doc
+                    .as_object()
+                    .is_some_and(|o| o.keys().all(|k| k == "version"));
+                let after = if empty { None } else { Some(to_bytes(&doc)) };
+                changes.push(Change {
+                    path: path.into(),
+                    before: Some(before),
+                    after,
+                });
             }
         }
     }
@@ -724,22 +717,35 @@ mod tests {
     #[test]
     fn every_template_in_hooks_fills_to_valid_content() {
         for r in Runtime::ALL {
-            for install in installs(r, true) {
-                match install {
-                    Install::Merge { fragment, .. } => {
-                        assert!(fragment.is_object(), "{}", r.name());
-                        assert!(is_ours(&fragment, &our_commands()));
-                        assert!(!fragment.to_string().contains('@'), "{fragment}");
-                    }
-                    Install::Whole { content, .. } => {
-                        assert!(!content.contains("@GUARD"), "{content}");
-                        assert!(
-                            content.contains(&format!("\"--runtime\",\"{}\"", r.name()))
-                                || content.contains(&guard_command(r))
-                        );
-                    }
+            match install(r, true) {
+                Install::Merge { fragment, .. } => {
+                    assert!(fragment.is_object(), "{}", r.name());
+                    assert!(is_ours(&fragment, &our_commands()));
+                    assert!(!fragment.to_string().contains('@'), "{fragment}");
+                }
+                Install::Whole { content, .. } => {
+                    assert!(!content.contains("@GUARD"), "{content}");
+                    assert!(
+                        content.contains(&format!("\"--runtime\",\"{}\"", r.name()))
+                            || content.contains(&guard_command(r))
+                    );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn every_file_init_writes_is_one_the_guard_keeps_agents_from_writing() {
+        let files = Files::default();
+        let all = Want {
+            worktrees: true,
+            ..want(&Runtime::ALL)
+        };
+        let changes = plan_install(&all, &files.reader()).expect("plan");
+        assert_eq!(changes.len(), Runtime::ALL.len());
+        for c in changes {
+            let path = Path::new("/repo/linked").join(&c.path);
+            assert!(managed::is_managed(&path, None), "{}", c.path);
         }
     }
 
