@@ -178,7 +178,7 @@ const PASS_THROUGH: &[&str] = &[
 ];
 
 /// The nearest ancestor that is not git, berth or a shell: the agent whose life the claim follows.
-fn holder_pid() -> u32 {
+pub fn holder_pid() -> u32 {
     let mut pid = parent_of(std::process::id()).unwrap_or(0);
     let direct = pid;
     for _ in 0..64 {

@@ -107,11 +107,13 @@ fn the_primary_checkout_blocks_a_command_with_the_seeds_words_and_berths_way_out
     assert_eq!(o.status.code(), Some(2));
     assert!(o.stdout.is_empty());
     let e = stderr(&o);
-    assert!(e.starts_with("git berth: the primary checkout"), "{e}");
+    assert!(
+        e.starts_with("git berth: blocked: the primary checkout"),
+        "{e}"
+    );
     for words in [
         "is protected",
-        "git berth add <name>",
-        "cd \"$(git berth path <name>)\"",
+        "cd \"$(git berth add agent-",
         "wt switch -c <branch>",
     ] {
         assert!(e.contains(words), "{words}: {e}");

@@ -5,13 +5,15 @@
 pub mod managed;
 pub mod probe;
 pub mod runtime;
+pub mod scan;
 pub mod shell;
 pub mod whitelist;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use probe::Place;
-pub use shell::Target;
+pub use shell::Effect;
 
 /// The two escape hatches, as read from the environment (unset is `None`).
 #[derive(Debug, Clone, Default)]
@@ -65,6 +67,10 @@ pub enum Why {
     ReadOnlyTool,
 }
 
+/// Commands longer than this are blocked unread: nobody types them, and the guard must stay
+/// fast on any input.
+pub const MAX_COMMAND_BYTES: usize = 256 * 1024;
+
 /// Why the action is blocked, in words for the agent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Block {
@@ -72,45 +78,79 @@ pub enum Block {
     Primary { root: PathBuf, what: String },
     /// It lands somewhere only the running shell knows.
     Unknown { raw: String },
-    /// The guard could not find out (unreadable `.git`, bad hook JSON, ...).
+    /// It would write the files that wire the guard in.
+    Settings { path: PathBuf },
+    /// It changes configuration every worktree shares.
+    SharedConfig { what: String },
+    /// The guard could not find out (unreadable `.git`, bad hook JSON, unreadable shell, ...).
     Failed { what: String },
 }
 
 impl Block {
     /// The message for stderr (and the runtimes' deny JSON), in the seed's words: the primary
-    /// checkout "is protected", then the way out through berth and through worktrunk.
+    /// checkout "is protected", then a way out that passes the guard exactly as printed.
     pub fn message(&self) -> String {
         let tool = crate::names::TOOL;
-        let way_out = format!(
-            "hint: work in a linked worktree: `{tool} add <name>`, then `cd \"$({tool} path <name>)\"` \
-             (worktrunk: `wt switch -c <branch>`)"
-        );
+        let way_out = way_out();
         match self {
-            Block::Primary { root, what } => {
-                format!(
-                    "{tool}: the primary checkout {} is protected: {what}\n{way_out}",
-                    root.display()
-                )
-            }
+            Block::Primary { root, what } => format!(
+                "{tool}: blocked: the primary checkout {} is protected: {what}\n{way_out}",
+                root.display()
+            ),
             Block::Unknown { raw } => format!(
-                "{tool}: cannot tell where `{raw}` lands, so the guard blocks it \
-                 (the primary checkout is protected)\n\
+                "{tool}: blocked: cannot tell where `{raw}` lands (the primary checkout is protected)\n\
                  hint: spell the directory or file out, without variables or substitutions"
             ),
-            Block::Failed { what } => {
-                format!("{tool}: the guard blocks because it could not decide: {what}\n{way_out}")
-            }
+            Block::Settings { path } => format!(
+                "{tool}: blocked: {} wires the guard into an agent runtime; agents may not change it \
+                 (the primary checkout is protected)\n\
+                 hint: a person edits it, or runs `{tool} init`",
+                path.display()
+            ),
+            Block::SharedConfig { what } => format!(
+                "{tool}: blocked: `{what}` changes configuration every worktree shares \
+                 (the primary checkout is protected)\n\
+                 hint: a person sets it, in the primary checkout"
+            ),
+            Block::Failed { what } => format!(
+                "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{way_out}"
+            ),
         }
     }
 }
 
+/// The block message's way out: a command that passes the guard as printed, from anywhere.
+pub fn way_out() -> String {
+    let tool = crate::names::TOOL;
+    format!(
+        "hint: work in a linked worktree of your own: cd \"$({tool} add {})\" \
+         (worktrunk: `wt switch -c <branch>`)",
+        suggested_name()
+    )
+}
+
+/// A worktree name for the hint: one per agent process, so two agents are not sent to one.
+pub fn suggested_name() -> String {
+    format!("agent-{}", crate::session::holder_pid())
+}
+
 /// The seed's decision order, first match wins: each hatch at exactly `1`; the bootstrap
-/// whitelist; then every place the action lands must be outside any checkout or in a linked
-/// worktree. `probe` says where a path lies; `home` expands `~` in the command.
+/// whitelist; then every effect of the action must land outside any primary checkout. `probe`
+/// says where a path lies; `home` expands `~` in the command.
 pub fn decide(
     hatches: &Hatches,
     action: &Action,
     home: Option<&Path>,
+    probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>,
+) -> Decision {
+    decide_in(hatches, action, shell::Env { home, cdpath: None }, probe)
+}
+
+/// [`decide`] with everything the guard knows of the agent's shell.
+pub fn decide_in(
+    hatches: &Hatches,
+    action: &Action,
+    env: shell::Env<'_>,
     probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>,
 ) -> Decision {
     if let Some(why) = hatch(hatches) {
@@ -119,8 +159,44 @@ pub fn decide(
     if !action.command.is_empty() && whitelist::is_whitelisted(&action.command) {
         return Decision::Allow(Why::Whitelisted);
     }
-    for target in landings(action, home) {
-        if let Some(block) = judge(&target, &action.cwd, probe) {
+    if action.command.len() > MAX_COMMAND_BYTES {
+        return Decision::Block(Block::Failed {
+            what: format!(
+                "the command is {} KiB, over the {} KiB the guard reads; write long text with the edit tool",
+                action.command.len() / 1024,
+                MAX_COMMAND_BYTES / 1024
+            ),
+        });
+    }
+    let effects = match effects_of(action, env) {
+        Ok(e) => e,
+        Err(what) => return Decision::Block(Block::Failed { what }),
+    };
+    let mut judge = Judge {
+        probe,
+        places: HashMap::new(),
+        primaries: Vec::new(),
+        home: env.home,
+        in_primary: None,
+    };
+    // The primary of where the agent stands is the one a path may contain.
+    match judge.place(&action.cwd) {
+        Ok(Place::Primary { root }) => {
+            judge.primaries.push(root.clone());
+            judge.in_primary = Some(root);
+        }
+        Ok(Place::Linked {
+            primary: Some(p), ..
+        }) => judge.primaries.push(p),
+        Ok(_) => {}
+        Err(e) => {
+            return Decision::Block(Block::Failed {
+                what: e.to_string(),
+            });
+        }
+    }
+    for effect in &effects {
+        if let Some(block) = judge.effect(effect) {
             return Decision::Block(block);
         }
     }
@@ -138,53 +214,133 @@ pub fn hatch(hatches: &Hatches) -> Option<Why> {
     None
 }
 
-/// Every place the action lands: the edited files alone for an edit; for anything else where
-/// the agent stands, plus whatever the command names (a command that will not tokenize is
-/// judged by where the agent stands, as the seed judges every command).
-pub fn landings(action: &Action, home: Option<&Path>) -> Vec<Target> {
-    if !action.edits.is_empty() && action.command.is_empty() {
-        return action
-            .edits
-            .iter()
-            .map(|f| Target::File(action.cwd.join(f)))
-            .collect();
+/// Every effect of the action: an edit writes its files (and, with no file, is judged where the
+/// agent stands); a command does what its text says. Text the guard cannot read is an error.
+pub fn effects_of(action: &Action, env: shell::Env<'_>) -> Result<Vec<Effect>, String> {
+    let mut out: Vec<Effect> = action
+        .edits
+        .iter()
+        .map(|f| Effect::Writes {
+            path: action.cwd.join(f),
+            by: "the edit".into(),
+        })
+        .collect();
+    if action.command.is_empty() {
+        if out.is_empty() {
+            out.push(Effect::Runs {
+                dir: action.cwd.clone(),
+                program: String::new(),
+                reads: false,
+            });
+        }
+        return Ok(out);
     }
-    let mut out = vec![Target::Dir(action.cwd.clone())];
-    out.extend(
-        action
-            .edits
-            .iter()
-            .map(|f| Target::File(action.cwd.join(f))),
-    );
-    if let Ok(found) = shell::targets(&action.command, &action.cwd, home) {
-        out.extend(found);
-    }
-    out
+    let found = shell::effects(&action.command, &action.cwd, env)
+        .map_err(|e| format!("cannot read the command as shell: {}", e.0))?;
+    out.extend(found);
+    Ok(out)
 }
 
-fn judge(
-    target: &Target,
-    cwd: &Path,
-    probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>,
-) -> Option<Block> {
-    let path = match target {
-        Target::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
-        Target::Dir(p) | Target::File(p) => p,
-    };
-    match probe(path) {
-        Ok(Place::Outside | Place::Linked { .. }) => None,
-        Ok(Place::Primary { root }) => {
-            let what = match target {
-                Target::File(f) => format!("the action writes {}", f.display()),
-                _ if path == cwd => "the command runs there".to_string(),
-                _ => format!("the command works in {}", path.display()),
-            };
-            Some(Block::Primary { root, what })
+struct Judge<'p, 'h> {
+    probe: &'p mut dyn FnMut(&Path) -> std::io::Result<Place>,
+    places: HashMap<PathBuf, Place>,
+    /// Primary checkouts known so far: a path that contains one may write into it.
+    primaries: Vec<PathBuf>,
+    home: Option<&'h Path>,
+    /// The agent stands in this primary checkout: everything must land in linked worktrees.
+    in_primary: Option<PathBuf>,
+}
+
+impl Judge<'_, '_> {
+    fn place(&mut self, path: &Path) -> std::io::Result<Place> {
+        if let Some(p) = self.places.get(path) {
+            return Ok(p.clone());
         }
-        Err(e) => Some(Block::Failed {
-            what: e.to_string(),
-        }),
+        let p = (self.probe)(path)?;
+        if let Place::Primary { root } = &p
+            && !self.primaries.contains(root)
+        {
+            self.primaries.push(root.clone());
+        }
+        self.places.insert(path.to_path_buf(), p.clone());
+        Ok(p)
     }
+
+    fn effect(&mut self, effect: &Effect) -> Option<Block> {
+        let (path, what) = match effect {
+            Effect::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
+            Effect::SharedConfig(what) => {
+                return Some(Block::SharedConfig { what: what.clone() });
+            }
+            Effect::Runs { dir, program, .. } if program.is_empty() => {
+                (dir, "the command runs there".to_string())
+            }
+            Effect::Runs { dir, program, .. } => {
+                (dir, format!("`{program}` runs in {}", dir.display()))
+            }
+            Effect::Enters(dir) => (dir, format!("the command enters {}", dir.display())),
+            Effect::GitPlace(dir) => (dir, format!("git is pointed at {}", dir.display())),
+            Effect::Writes { path, by } => {
+                if managed::is_managed(path, self.home) {
+                    return Some(Block::Settings { path: path.clone() });
+                }
+                if hard_linked(path) {
+                    return Some(Block::Failed {
+                        what: format!(
+                            "{} is hard-linked, so writing it may change a file in the primary checkout",
+                            path.display()
+                        ),
+                    });
+                }
+                let what = if by == "the edit" {
+                    format!("the action writes {}", path.display())
+                } else {
+                    format!("{by} may write {}", path.display())
+                };
+                (path, what)
+            }
+        };
+        let place = match self.place(path) {
+            Ok(p) => p,
+            Err(e) => {
+                return Some(Block::Failed {
+                    what: e.to_string(),
+                });
+            }
+        };
+        if let Place::Primary { root } = place {
+            // Reading the primary from elsewhere is allowed; standing in it, nothing is.
+            let reads = matches!(effect, Effect::Runs { reads: true, .. });
+            if !(reads && self.in_primary.is_none()) {
+                return Some(Block::Primary { root, what });
+            }
+            return None;
+        }
+        // From the primary, the way out is into a linked worktree, not anywhere else.
+        if let Some(root) = &self.in_primary
+            && !matches!(place, Place::Linked { .. })
+        {
+            return Some(Block::Primary {
+                root: root.clone(),
+                what: format!("{what}, which is not a linked worktree"),
+            });
+        }
+        // `rm -rf ..` from a worktree beside the primary reaches into it.
+        let reaches_in = matches!(effect, Effect::Writes { .. } | Effect::GitPlace(_));
+        if reaches_in && let Some(root) = self.primaries.iter().find(|p| p.starts_with(path)) {
+            return Some(Block::Primary {
+                root: root.clone(),
+                what: format!("{what}, which holds it"),
+            });
+        }
+        None
+    }
+}
+
+/// A regular file with more than one name: one of them may lie in the primary checkout.
+fn hard_linked(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }
 
 #[cfg(test)]
@@ -259,8 +415,8 @@ pub(crate) mod tests {
         };
         let msg = b.message();
         assert!(msg.contains("is protected"), "{msg}");
-        assert!(msg.contains("git berth add <name>"), "{msg}");
-        assert!(msg.contains("cd \"$(git berth path <name>)\""), "{msg}");
+        assert!(msg.contains("blocked"), "{msg}");
+        assert!(msg.contains("cd \"$(git berth add agent-"), "{msg}");
         assert!(msg.contains("wt switch -c <branch>"), "{msg}");
     }
 
@@ -480,22 +636,27 @@ pub(crate) mod tests {
             "cd /repo/primary/.claude/worktrees/x && make",
             "cd \"$(git berth path other)\"",
         ] {
-            let d = cmd(c, LINKED);
-            if c.contains("$(") {
-                // Where a substitution leads is unknowable: fail closed.
-                assert!(blocked(&d), "{c}");
-            } else {
-                assert_eq!(d, Decision::Allow(Why::OutsideOrLinked), "{c}");
-            }
+            assert_eq!(cmd(c, LINKED), Decision::Allow(Why::OutsideOrLinked), "{c}");
         }
+        // Where any other substitution leads is unknowable: fail closed.
+        assert!(blocked(&cmd(
+            "cd \"$(git rev-parse --show-toplevel)\"",
+            LINKED
+        )));
     }
 
     #[test]
-    fn a_command_that_will_not_tokenize_is_judged_by_where_the_agent_stands() {
-        assert_eq!(
-            cmd("cd /repo/primary && echo 'unterminated", LINKED),
-            Decision::Allow(Why::OutsideOrLinked)
-        );
+    fn a_command_that_will_not_parse_blocks_even_in_a_linked_worktree() {
+        for c in [
+            "cd /repo/primary && echo 'unterminated",
+            "echo 'unterminated",
+        ] {
+            let d = cmd(c, LINKED);
+            let Decision::Block(b) = &d else {
+                panic!("{c}: {d:?}")
+            };
+            assert!(b.message().contains("cannot read the command"), "{c}");
+        }
         assert!(blocked(&cmd("echo 'unterminated", PRIMARY)));
     }
 
@@ -519,5 +680,117 @@ pub(crate) mod tests {
             panic!("{d:?}")
         };
         assert!(b.message().contains("$LOG"));
+    }
+
+    fn fixture_lines(text: &str) -> Vec<String> {
+        corpus(text)
+            .into_iter()
+            .map(|l| l.replace("@LINKED@", LINKED).replace("\\n", "\n"))
+            .collect()
+    }
+
+    #[test]
+    fn every_attack_of_the_issue_10_classes_is_blocked_from_a_linked_worktree() {
+        let attacks = fixture_lines(include_str!(
+            "../../tests/fixtures/guard/attacks-from-linked.txt"
+        ));
+        assert!(attacks.len() >= 140, "{}", attacks.len());
+        let let_through: Vec<&String> = attacks
+            .iter()
+            .filter(|c| !blocked(&cmd(c, LINKED)))
+            .collect();
+        assert!(let_through.is_empty(), "let through:\n{let_through:#?}");
+    }
+
+    #[test]
+    fn ordinary_work_in_a_linked_worktree_and_reading_the_primary_are_allowed() {
+        let work = fixture_lines(include_str!("../../tests/fixtures/guard/ordinary-work.txt"));
+        let stopped: Vec<String> = work
+            .iter()
+            .filter_map(|c| match cmd(c, LINKED) {
+                Decision::Allow(_) => None,
+                Decision::Block(b) => Some(format!("{c}\n  -> {}", b.message())),
+            })
+            .collect();
+        assert!(stopped.is_empty(), "blocked:\n{}", stopped.join("\n"));
+    }
+
+    #[test]
+    fn a_command_all_of_whose_effects_land_in_a_linked_worktree_leaves_the_primary() {
+        let out = fixture_lines(include_str!(
+            "../../tests/fixtures/guard/way-out-from-primary.txt"
+        ));
+        let stopped: Vec<String> = out
+            .iter()
+            .filter_map(|c| match cmd(c, PRIMARY) {
+                Decision::Allow(_) => None,
+                Decision::Block(b) => Some(format!("{c}\n  -> {}", b.message())),
+            })
+            .collect();
+        assert!(stopped.is_empty(), "blocked:\n{}", stopped.join("\n"));
+    }
+
+    #[test]
+    fn the_way_out_in_the_block_message_passes_the_guard_as_printed() {
+        let Decision::Block(b) = cmd("npm test", PRIMARY) else {
+            panic!("not blocked")
+        };
+        let msg = b.message();
+        let hint = msg
+            .split("hint: ")
+            .nth(1)
+            .and_then(|h| h.split(": ").nth(1))
+            .and_then(|h| h.split(" (worktrunk").next())
+            .expect("a hint");
+        assert!(hint.starts_with("cd \"$(git berth add "), "{hint}");
+        assert!(!blocked(&cmd(hint, PRIMARY)), "{hint}");
+    }
+
+    #[test]
+    fn leaving_the_primary_by_a_cd_that_may_fail_is_blocked() {
+        for c in [
+            "cd /repo/linked; npm test",
+            "cd /repo/linked || npm test",
+            "cd /tmp && rm -rf build",
+            "cd \"$(git berth add x)\" && npm test",
+            "cd /repo/linked && cd /repo/primary && touch x",
+            "(cd /repo/linked) && touch x",
+            "cd /repo/linked | cat && touch x",
+        ] {
+            assert!(blocked(&cmd(c, PRIMARY)), "{c}");
+        }
+    }
+
+    #[test]
+    fn a_command_over_the_size_limit_is_blocked_at_once_with_a_reason() {
+        let big = format!("echo {}", "a".repeat(MAX_COMMAND_BYTES));
+        let d = cmd(&big, LINKED);
+        let Decision::Block(b) = &d else {
+            panic!("allowed")
+        };
+        assert!(b.message().contains("KiB"), "{}", b.message());
+    }
+
+    #[test]
+    fn the_pathological_inputs_of_issue_10_are_decided_quickly() {
+        let heredoc = format!("cat <<'EOF'\n{}\nEOF\ntouch PWNED", "$(".repeat(30_000));
+        let nested = format!("echo {}", "$(".repeat(30_000));
+        let cds = format!("{}touch x", "cd a; ".repeat(400));
+        let cds_and = format!("{}touch x", "cd a && ".repeat(400));
+        for (c, cwd) in [
+            (&heredoc, PRIMARY),
+            (&nested, LINKED),
+            (&cds, LINKED),
+            (&cds_and, LINKED),
+            (&heredoc, LINKED),
+        ] {
+            let t = std::time::Instant::now();
+            let d = cmd(c, cwd);
+            assert!(t.elapsed().as_millis() < 2000, "{:?}", t.elapsed());
+            if cwd == PRIMARY {
+                assert!(blocked(&d));
+            }
+        }
+        assert!(blocked(&cmd(&nested, LINKED)));
     }
 }

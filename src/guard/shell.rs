@@ -1,397 +1,327 @@
-//! Where a shell command lands: the directories it works in (`cd`, `pushd`, `git -C`,
-//! `--git-dir=`, `GIT_DIR=`, ...) and the files its redirections write. It reads the text only;
-//! it must never run, expand or guess a value: whatever depends on the shell at run time is
-//! reported as unknown, so the decision can fail closed.
+//! Where a shell command's effects land: the directories each program runs in, the folders the
+//! shell enters, the files redirections write, the paths programs that may write are handed,
+//! and the repositories git is pointed at. It reads the text only (through `scan`); whatever
+//! depends on the running shell is reported as unknown, so the decision can fail closed. Every
+//! path is bounded: one walk over the scanned text, at most [`MAX_DIRS`] possible directories.
 
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
 
-/// A place a command works in or writes to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A directory the command (or part of it) works in.
-    Dir(PathBuf),
-    /// A file a redirection writes.
-    File(PathBuf),
-    /// A place whose value only the running shell knows (a variable, a substitution, `cd -`).
+use super::scan::{self, NotShell, Op, Redirect, Tok, Word};
+
+/// More possible current directories than this and the command is too tangled to follow.
+pub const MAX_DIRS: usize = 16;
+
+/// A directory the shell may be in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Dir {
+    Path(PathBuf),
+    /// A worktree berth itself named (`cd "$(git berth path x)"`): managed, so linked.
+    Berth(String),
+}
+
+/// One thing the command does that the decision must judge.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Effect {
+    /// `program` runs with `dir` as its working directory; `reads` when it only reads there.
+    Runs {
+        dir: PathBuf,
+        program: String,
+        reads: bool,
+    },
+    /// The shell enters `dir` (`cd`, `pushd`) and stays there for what follows.
+    Enters(PathBuf),
+    /// `by` may write `path`: a redirection's file, or a path handed to a program that can write.
+    Writes { path: PathBuf, by: String },
+    /// Git is pointed at this repository or work tree (`--git-dir`, `GIT_WORK_TREE`, ...).
+    GitPlace(PathBuf),
+    /// Configuration every worktree shares, which could send git into the primary.
+    SharedConfig(String),
+    /// A place or program only the running shell knows.
     Unknown(String),
 }
 
-/// Why the text is not a command the shell could run: unterminated quote or substitution.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotTokenizable(pub String);
+/// What the guard knows of the agent's shell: its home and its `CDPATH`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Env<'a> {
+    pub home: Option<&'a Path>,
+    pub cdpath: Option<&'a str>,
+}
 
-/// Every place `command` lands besides `cwd` itself, with relative paths resolved against
-/// each directory the command may be in at that point. `home` expands `~`.
-pub fn targets(
-    command: &str,
-    cwd: &Path,
-    home: Option<&Path>,
-) -> Result<Vec<Target>, NotTokenizable> {
-    let tokens = Scanner::new(command).list(false)?;
+/// Every effect of `command` run from `cwd`. An error means bash would not run the text as
+/// written (or it nests too deep to follow): the caller blocks.
+pub fn effects(command: &str, cwd: &Path, env: Env<'_>) -> Result<Vec<Effect>, NotShell> {
+    let toks = scan::scan(command, 0)?;
     let mut walk = Walk {
-        dirs: vec![cwd.to_path_buf()],
-        home,
-        targets: Vec::new(),
+        env,
+        dirs: vec![Dir::Path(cwd.to_path_buf())],
+        effects: Vec::new(),
+        seen: HashSet::new(),
         depth: 0,
+        loops: 0,
+        home_set: false,
+        cdpath_set: false,
+        done: false,
+        commands: 0,
+        upstream: Vec::new(),
+        last_words: Vec::new(),
     };
-    walk.tokens(&tokens)?;
-    Ok(walk.targets)
+    walk.taint(&toks);
+    walk.list(&toks);
+    if walk.commands == 0 && walk.effects.is_empty() {
+        // Nothing runs at all (an empty command, a comment): judged where the agent stands.
+        walk.emit(Effect::Runs {
+            dir: cwd.to_path_buf(),
+            program: String::new(),
+            reads: false,
+        });
+    }
+    Ok(walk.effects)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scanning: split the text into words, operators and redirections the way sh does, keeping
-// each word's raw text (shell-words unquotes it later) and every command substitution in it.
+// Programs by what they may do.
 
-#[derive(Debug)]
-enum Tok {
-    Word(Word),
-    /// `;`, `&&`, `||`, `|`, `&`, newline, `(`, `)`: ends a simple command.
-    Op,
-    Redirect {
-        writes: bool,
-        target: Word,
-    },
-}
-
-#[derive(Debug, Default)]
-struct Word {
-    raw: String,
-    /// The value depends on an expansion (variable, substitution, glob, ANSI-C quoting).
-    dynamic: bool,
-    /// Commands inside `$(...)`, backticks or `<(...)`; they run wherever the word is expanded.
-    subs: Vec<Vec<Tok>>,
-}
-
-struct Scanner<'a> {
-    s: &'a [u8],
-    text: &'a str,
-    pos: usize,
-}
-
-impl<'a> Scanner<'a> {
-    fn new(text: &'a str) -> Self {
-        Scanner {
-            s: text.as_bytes(),
-            text,
-            pos: 0,
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.pos).copied()
-    }
-
-    fn at(&self, offset: usize) -> Option<u8> {
-        self.s.get(self.pos + offset).copied()
-    }
-
-    fn fail<T>(&self, what: &str) -> Result<T, NotTokenizable> {
-        Err(NotTokenizable(what.to_string()))
-    }
-
-    /// A list of commands, up to the end of the text or (inside `$(`) the closing paren.
-    fn list(&mut self, in_substitution: bool) -> Result<Vec<Tok>, NotTokenizable> {
-        let mut toks = Vec::new();
-        let mut parens = 0usize;
-        loop {
-            let Some(c) = self.peek() else {
-                return if in_substitution {
-                    self.fail("unterminated `$(`")
-                } else {
-                    Ok(toks)
-                };
-            };
-            match c {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\\' if self.at(1) == Some(b'\n') => self.pos += 2,
-                b'#' => {
-                    while self.peek().is_some_and(|c| c != b'\n') {
-                        self.pos += 1;
-                    }
-                }
-                b')' => {
-                    self.pos += 1;
-                    if parens == 0 && in_substitution {
-                        return Ok(toks);
-                    }
-                    parens = parens.saturating_sub(1);
-                    toks.push(Tok::Op);
-                }
-                b'(' => {
-                    self.pos += 1;
-                    parens += 1;
-                    toks.push(Tok::Op);
-                }
-                b'\n' | b';' | b'|' => {
-                    self.pos += 1;
-                    toks.push(Tok::Op);
-                }
-                b'&' if self.at(1) == Some(b'>') => toks.push(self.redirect()?),
-                b'&' => {
-                    self.pos += 1;
-                    toks.push(Tok::Op);
-                }
-                b'<' | b'>' if self.at(1) == Some(b'(') => toks.push(Tok::Word(self.word()?)),
-                b'<' | b'>' => toks.push(self.redirect()?),
-                b'0'..=b'9' if self.fd_redirect_ahead() => toks.push(self.redirect()?),
-                _ => toks.push(Tok::Word(self.word()?)),
-            }
-        }
-    }
-
-    /// `2>file`, `10>>log`: digits glued to a redirection operator name a descriptor.
-    fn fd_redirect_ahead(&self) -> bool {
-        let mut i = self.pos;
-        while self.s.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        matches!(self.s.get(i), Some(b'<' | b'>'))
-    }
-
-    fn redirect(&mut self) -> Result<Tok, NotTokenizable> {
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.pos += 1;
-        }
-        let start = self.pos;
-        while self
-            .peek()
-            .is_some_and(|c| matches!(c, b'<' | b'>' | b'&' | b'|' | b'-'))
-        {
-            // `>&-` closes a descriptor; stop before a `-` that starts a word such as `>-x`.
-            if self.peek() == Some(b'-') && !self.text[start..self.pos].ends_with('&') {
-                break;
-            }
-            // `>|` is one operator, but `>` followed by a pipe word is not a thing sh allows.
-            self.pos += 1;
-        }
-        let op = &self.text[start..self.pos];
-        let writes = op.starts_with('>') || op.starts_with("&>") || op == "<>";
-        if op.ends_with("&-") {
-            return Ok(Tok::Redirect {
-                writes: false,
-                target: Word::default(),
-            });
-        }
-        while matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.pos += 1;
-        }
-        match self.peek() {
-            None | Some(b'\n' | b';' | b'|' | b'&' | b'(' | b')' | b'<' | b'>') => {
-                return self.fail("a redirection without a target");
-            }
-            _ => {}
-        }
-        let target = self.word()?;
-        // `>&2`, `2>&1`: a descriptor, not a file.
-        let dup = (op.ends_with(">&") || op.ends_with("<&"))
-            && !target.raw.is_empty()
-            && target
-                .raw
-                .trim_end_matches('-')
-                .bytes()
-                .all(|b| b.is_ascii_digit());
-        let heredoc = op.starts_with("<<");
-        Ok(Tok::Redirect {
-            writes: writes && !dup && !heredoc,
-            target,
-        })
-    }
-
-    fn word(&mut self) -> Result<Word, NotTokenizable> {
-        let start = self.pos;
-        let mut w = Word::default();
-        let mut braces = false;
-        if matches!(self.peek(), Some(b'<' | b'>')) && self.at(1) == Some(b'(') {
-            self.pos += 2;
-            w.subs.push(self.list(true)?);
-            w.dynamic = true;
-        }
-        while let Some(c) = self.peek() {
-            match c {
-                b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>' => {
-                    break;
-                }
-                b'\\' => self.pos = (self.pos + 2).min(self.s.len()),
-                b'\'' => {
-                    self.pos += 1;
-                    while self.peek().is_some_and(|c| c != b'\'') {
-                        self.pos += 1;
-                    }
-                    if self.peek().is_none() {
-                        return self.fail("unterminated `'`");
-                    }
-                    self.pos += 1;
-                }
-                b'"' => self.double_quoted(&mut w)?,
-                b'`' => self.backticks(&mut w)?,
-                b'$' => self.dollar(&mut w, false)?,
-                b'*' | b'?' | b'[' => {
-                    // A glob turns one word into any number of paths.
-                    w.dynamic = true;
-                    self.pos += 1;
-                }
-                b'{' => {
-                    braces = true;
-                    self.pos += 1;
-                }
-                _ => self.pos += 1,
-            }
-        }
-        w.raw = self.text[start..self.pos].to_string();
-        // `{ cd x; }` groups commands; only a brace inside a longer word can expand.
-        w.dynamic |= braces && w.raw != "{";
-        Ok(w)
-    }
-
-    fn double_quoted(&mut self, w: &mut Word) -> Result<(), NotTokenizable> {
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                None => return self.fail("unterminated `\"`"),
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                Some(b'\\') => self.pos = (self.pos + 2).min(self.s.len()),
-                Some(b'`') => self.backticks(w)?,
-                Some(b'$') => self.dollar(w, true)?,
-                Some(_) => self.pos += 1,
-            }
-        }
-    }
-
-    fn backticks(&mut self, w: &mut Word) -> Result<(), NotTokenizable> {
-        self.pos += 1;
-        let mut inner = String::new();
-        let start = self.pos;
-        loop {
-            match self.peek() {
-                None => return self.fail("unterminated backtick"),
-                Some(b'`') => break,
-                Some(b'\\') if matches!(self.at(1), Some(b'`' | b'\\' | b'$')) => {
-                    inner.push_str(&self.text[start..self.pos]);
-                    self.pos += 1;
-                }
-                Some(_) => {}
-            }
-            self.pos += 1;
-        }
-        // Rebuild the inner text with the backslash escapes removed, as sh does.
-        let raw = &self.text[start..self.pos];
-        let unescaped = unescape_backticks(raw);
-        self.pos += 1;
-        w.subs.push(Scanner::new(&unescaped).list(false)?);
-        w.dynamic = true;
-        Ok(())
-    }
-
-    fn dollar(&mut self, w: &mut Word, quoted: bool) -> Result<(), NotTokenizable> {
-        match self.at(1) {
-            Some(b'(') => {
-                self.pos += 2;
-                w.subs.push(self.list(true)?);
-                w.dynamic = true;
-            }
-            Some(b'{') => {
-                self.pos += 2;
-                let mut depth = 1;
-                while depth > 0 {
-                    match self.peek() {
-                        None => return self.fail("unterminated `${`"),
-                        Some(b'{') => depth += 1,
-                        Some(b'}') => depth -= 1,
-                        Some(b'\\') => self.pos += 1,
-                        Some(_) => {}
-                    }
-                    self.pos += 1;
-                }
-                w.dynamic = true;
-            }
-            Some(b'\'') if !quoted => {
-                self.pos += 2;
-                loop {
-                    match self.peek() {
-                        None => return self.fail("unterminated `$'`"),
-                        Some(b'\\') => self.pos += 2,
-                        Some(b'\'') => break,
-                        Some(_) => self.pos += 1,
-                    }
-                }
-                self.pos += 1;
-                w.dynamic = true;
-            }
-            Some(c) if c.is_ascii_alphanumeric() || b"_@*#?$!-".contains(&c) => {
-                self.pos += 2;
-                if c.is_ascii_alphabetic() || c == b'_' {
-                    while self
-                        .peek()
-                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-                    {
-                        self.pos += 1;
-                    }
-                }
-                w.dynamic = true;
-            }
-            _ => self.pos += 1,
-        }
-        Ok(())
-    }
-}
-
-fn unescape_backticks(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let mut chars = raw.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' && matches!(chars.peek(), Some('`' | '\\' | '$')) {
-            out.push(chars.next().unwrap_or('\\'));
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------------------------
-// Walking: follow the simple commands in order, tracking every directory the command may be
-// in, and collect where each part lands.
-
-/// Nested shells (`sh -c`, `eval`, substitutions) deeper than this are not followed.
-const MAX_DEPTH: usize = 8;
-
-/// Programs whose `-C <dir>` makes them work in another directory.
-const CHDIR_FLAG_PROGRAMS: &[&str] = &["git", "env", "make", "tar"];
-
-/// Shells whose `-c <text>` runs a command text we can read.
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"];
-
-/// Git's variables that point it at another repository or work tree.
-const GIT_PLACE_VARIABLES: &[&str] = &["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR"];
-
-/// Git's options that point it at another repository or work tree.
-const GIT_PLACE_OPTIONS: &[&str] = &["--git-dir", "--work-tree"];
-
-/// Words that may stand before a command name without being one.
-const PREFIX_WORDS: &[&str] = &[
-    "!", "{", "}", "if", "then", "elif", "else", "fi", "do", "done", "while", "until", "time",
-    "command", "builtin",
+/// Programs that only read the paths they are given (with the flags in `writes_with` they
+/// write, and then count as writers).
+const READERS: &[&str] = &[
+    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "diff", "cmp",
+    "ls", "tree", "wc", "stat", "du", "find", "fd", "realpath", "readlink", "basename", "dirname",
+    "echo", "printf", "pwd", "test", "[", "[[", "true", "false", "which", "type", "jq", "file",
 ];
 
-struct Walk<'h> {
-    dirs: Vec<PathBuf>,
-    home: Option<&'h Path>,
-    targets: Vec<Target>,
-    depth: usize,
+/// Flags that make a reader write or run something.
+fn reader_writes(program: &str, arg: &str) -> bool {
+    match program {
+        "find" => matches!(
+            arg,
+            "-delete"
+                | "-exec"
+                | "-execdir"
+                | "-ok"
+                | "-okdir"
+                | "-fprint"
+                | "-fprint0"
+                | "-fprintf"
+                | "-fls"
+        ),
+        "fd" => matches!(arg, "-x" | "--exec" | "-X" | "--exec-batch"),
+        "rg" => arg == "--pre" || arg.starts_with("--pre="),
+        "tree" => arg == "-o" || arg.starts_with("-o"),
+        "printf" => arg == "-v",
+        "file" => arg == "-C",
+        _ => false,
+    }
 }
 
-/// A word once unquoted; `None` when only the running shell knows its value.
-struct Value<'w> {
+/// Shells whose `-c <text>` (or standard input) is a script we can read.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox", "fish",
+];
+
+/// Interpreters that run a script given inline (`-c`, `-e`) or on standard input.
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python3",
+    "python2",
+    "node",
+    "nodejs",
+    "perl",
+    "ruby",
+    "php",
+    "lua",
+    "deno",
+    "bun",
+    "Rscript",
+    "osascript",
+    "tclsh",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+];
+
+/// Words that wrap a command and run it (after their own options).
+const WRAPPERS: &[&str] = &[
+    "sudo",
+    "doas",
+    "env",
+    "nice",
+    "nohup",
+    "timeout",
+    "stdbuf",
+    "setsid",
+    "ionice",
+    "chrt",
+    "taskset",
+    "xargs",
+    "parallel",
+    "exec",
+    "command",
+    "builtin",
+    "time",
+    "unbuffer",
+    "chronic",
+    "caffeinate",
+    "flock",
+    "strace",
+    "ltrace",
+    "watch",
+    "script",
+    "su",
+    "runuser",
+    "sg",
+];
+
+/// Wrapper options that take the next word as their value.
+fn wrapper_takes_value(wrapper: &str, opt: &str) -> bool {
+    match wrapper {
+        "sudo" => matches!(
+            opt,
+            "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U" | "-T" | "-R"
+        ),
+        "env" => matches!(
+            opt,
+            "-u" | "-C" | "-S" | "--unset" | "--chdir" | "--split-string"
+        ),
+        "nice" => matches!(opt, "-n" | "--adjustment"),
+        "timeout" => matches!(opt, "-s" | "-k" | "--signal" | "--kill-after"),
+        "stdbuf" => matches!(opt, "-i" | "-o" | "-e"),
+        "ionice" => matches!(opt, "-c" | "-n" | "-p" | "-P" | "-u"),
+        "taskset" | "chrt" => false,
+        "xargs" => matches!(
+            opt,
+            "-I" | "-n"
+                | "-P"
+                | "-d"
+                | "-E"
+                | "-L"
+                | "-s"
+                | "-a"
+                | "--arg-file"
+                | "--delimiter"
+                | "--max-args"
+                | "--max-procs"
+                | "--max-lines"
+                | "--max-chars"
+                | "--eof"
+                | "--replace"
+        ),
+        "parallel" => matches!(opt, "-j" | "-S" | "--jobs" | "-a" | "--arg-file"),
+        "exec" => matches!(opt, "-a"),
+        "flock" => matches!(opt, "-w" | "--timeout" | "-E" | "--conflict-exit-code"),
+        "strace" | "ltrace" => matches!(opt, "-o" | "-e" | "-p" | "-s" | "-u" | "-E"),
+        "watch" => matches!(opt, "-n" | "--interval" | "-d"),
+        "su" | "runuser" => matches!(opt, "-s" | "--shell" | "-g" | "-G" | "-u"),
+        _ => false,
+    }
+}
+
+/// Options of a wrapper whose value is shell text run as a command.
+fn wrapper_text_option(wrapper: &str, opt: &str) -> bool {
+    match wrapper {
+        "env" => matches!(opt, "-S" | "--split-string"),
+        "script" | "su" | "runuser" | "flock" | "sg" => matches!(opt, "-c" | "--command"),
+        _ => false,
+    }
+}
+
+/// Git's variables that point it at another repository or work tree.
+const GIT_PLACE_VARIABLES: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+];
+
+/// Git verbs that only read (the working tree, the index and the refs stay as they are).
+const GIT_READERS: &[&str] = &[
+    "log",
+    "show",
+    "diff",
+    "status",
+    "blame",
+    "grep",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "describe",
+    "shortlog",
+    "cat-file",
+    "show-ref",
+    "rev-list",
+    "merge-base",
+    "for-each-ref",
+    "name-rev",
+    "whatchanged",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "check-ignore",
+    "check-attr",
+    "cherry",
+    "count-objects",
+    "var",
+    "version",
+    "help",
+    "annotate",
+    "range-diff",
+];
+
+/// Configuration keys that send git somewhere or make it run a program: never written by an
+/// agent, since every worktree shares them.
+fn dangerous_git_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k == "core.worktree"
+        || k == "core.hookspath"
+        || k == "core.fsmonitor"
+        || k == "core.sshcommand"
+        || k == "core.pager"
+        || k == "core.editor"
+        || k == "core.bare"
+        || k.starts_with("alias.")
+        || k.starts_with("include.")
+        || k.starts_with("includeif.")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk.
+
+struct Walk<'e> {
+    env: Env<'e>,
+    /// Every directory the shell may be in at this point.
+    dirs: Vec<Dir>,
+    effects: Vec<Effect>,
+    seen: HashSet<Effect>,
+    depth: usize,
+    /// Inside a loop or after a function definition: a relative `cd` may repeat.
+    loops: usize,
+    /// The command sets `HOME` or `CDPATH` itself, so `~` and relative `cd` are unknown.
+    home_set: bool,
+    cdpath_set: bool,
+    /// An unknown was found: the answer is a block whatever follows.
+    done: bool,
+    commands: usize,
+    /// The literal words of the commands before this one in its pipeline (`xargs` input).
+    upstream: Vec<String>,
+    /// The literal words of the simple command just walked.
+    last_words: Vec<String>,
+}
+
+/// A word with its value (`None`: only the shell knows it).
+struct Arg<'w> {
     word: &'w Word,
     text: Option<String>,
 }
 
-impl Value<'_> {
+impl Arg<'_> {
     fn is(&self, s: &str) -> bool {
         self.text.as_deref() == Some(s)
+    }
+
+    fn raw(&self) -> &str {
+        &self.word.raw
     }
 
     fn program(&self) -> Option<&str> {
@@ -401,349 +331,1210 @@ impl Value<'_> {
     }
 }
 
+/// How a simple command stands in its pipeline.
+#[derive(Clone, Copy)]
+struct Position {
+    /// Its standard input comes from the command before it.
+    piped_in: bool,
+}
+
 impl Walk<'_> {
-    fn tokens(&mut self, toks: &[Tok]) -> Result<(), NotTokenizable> {
-        if self.depth > MAX_DEPTH {
-            self.targets
-                .push(Target::Unknown("commands nested too deep".into()));
-            return Ok(());
-        }
-        for simple in toks.split(|t| matches!(t, Tok::Op)) {
-            self.simple(simple)?;
-        }
-        Ok(())
-    }
-
-    fn nested(&mut self, toks: &[Tok]) -> Result<(), NotTokenizable> {
-        self.depth += 1;
-        let r = self.tokens(toks);
-        self.depth -= 1;
-        r
-    }
-
-    fn nested_text(&mut self, text: &str) -> Result<(), NotTokenizable> {
-        match Scanner::new(text).list(false) {
-            Ok(toks) => self.nested(&toks),
-            // A nested shell text that will not scan could still run: nobody can say where.
-            Err(_) => {
-                self.targets.push(Target::Unknown(text.to_string()));
-                Ok(())
-            }
-        }
-    }
-
-    fn simple(&mut self, toks: &[Tok]) -> Result<(), NotTokenizable> {
-        let mut words = Vec::new();
-        for tok in toks {
-            match tok {
-                Tok::Word(w) => {
-                    for sub in &w.subs {
-                        self.nested(sub)?;
-                    }
-                    words.push(Value {
-                        word: w,
-                        text: unquote(w),
-                    });
-                }
-                Tok::Redirect { writes, target } => {
-                    for sub in &target.subs {
-                        self.nested(sub)?;
-                    }
-                    if *writes {
-                        self.place(unquote(target).as_deref(), &target.raw, false);
-                    }
-                }
-                Tok::Op => {}
-            }
-        }
-        self.git_places(&words);
-        let Some(at) = words
-            .iter()
-            .position(|v| !is_assignment(v) && !PREFIX_WORDS.iter().any(|p| v.is(p)))
-        else {
-            return Ok(());
-        };
-        let (name, args) = (&words[at], &words[at + 1..]);
-        match name.program() {
-            Some("cd" | "pushd") => self.change_dir(name, args),
-            Some("popd") => self.targets.push(Target::Unknown("popd".into())),
-            Some("eval") => {
-                let texts: Option<Vec<&str>> = args.iter().map(|v| v.text.as_deref()).collect();
-                match texts {
-                    Some(t) => self.nested_text(&t.join(" "))?,
-                    None => self.targets.push(Target::Unknown(raw_of(args))),
-                }
-            }
-            _ => {}
-        }
-        // Wrappers (`sudo`, `env`, `xargs`, `timeout 5`) put the real program further in.
-        for (i, v) in words.iter().enumerate() {
-            match v.program() {
-                Some(p) if CHDIR_FLAG_PROGRAMS.contains(&p) => self.chdir_flags(&words[i + 1..]),
-                Some(p) if SHELLS.contains(&p) => self.shell_text(&words[i + 1..])?,
-                _ => {}
-            }
-        }
-        Ok(())
-    }
-
-    /// `GIT_DIR=x` as an assignment (or an `env`/`export` argument), and `--git-dir=x`,
-    /// `--git-dir x`, `--work-tree ...` after a `git`. The same text in a quoted argument of
-    /// another program (`grep 'GIT_DIR=x'`) points nobody anywhere.
-    fn git_places(&mut self, words: &[Value]) {
-        let (mut after_git, mut after_env) = (false, false);
-        for (i, v) in words.iter().enumerate() {
-            let raw = v.word.raw.as_str();
-            let key = v
-                .text
-                .as_deref()
-                .unwrap_or_else(|| raw.trim_start_matches(['"', '\'']));
-            let assignment = is_assignment(v) || after_env;
-            for name in GIT_PLACE_VARIABLES.iter().chain(GIT_PLACE_OPTIONS) {
-                let is_option = GIT_PLACE_OPTIONS.contains(name);
-                if (is_option && !after_git) || (!is_option && !assignment) {
-                    continue;
-                }
-                let Some(rest) = key.strip_prefix(name) else {
-                    continue;
-                };
-                if let Some(value) = rest.strip_prefix('=') {
-                    let text = v.text.as_ref().map(|_| value.to_string());
-                    self.place(text.as_deref(), raw, true);
-                } else if rest.is_empty() && is_option {
-                    match words.get(i + 1) {
-                        Some(next) => self.place(next.text.as_deref(), &next.word.raw, true),
-                        None => self.targets.push(Target::Unknown(raw.to_string())),
-                    }
-                }
-            }
-            match v.program() {
-                Some("git") => after_git = true,
-                Some("env" | "export" | "declare" | "typeset" | "local" | "readonly") => {
-                    after_env = true
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn change_dir(&mut self, name: &Value, args: &[Value]) {
-        let operand = args.iter().find(|v| {
-            !(v.text
-                .as_deref()
-                .is_some_and(|t| t.starts_with('-') && t.len() > 1))
-        });
-        let Some(dest) = operand else {
-            // `cd` alone goes home; `cd -L` too.
-            match self.home {
-                Some(h) => self.enter(vec![h.to_path_buf()]),
-                None => self.targets.push(Target::Unknown(name.word.raw.clone())),
-            }
+    fn emit(&mut self, e: Effect) {
+        if self.done {
             return;
-        };
-        match dest.text.as_deref() {
-            Some("-") => self.targets.push(Target::Unknown("cd -".into())),
-            Some(t) if t.starts_with('+') && name.is("pushd") => {
-                self.targets.push(Target::Unknown(format!("pushd {t}")))
-            }
-            text => {
-                let places = self.resolve(text, &dest.word.raw);
-                self.enter(places);
-            }
+        }
+        if matches!(e, Effect::Unknown(_)) {
+            self.done = true;
+        }
+        if self.seen.insert(e.clone()) {
+            self.effects.push(e);
         }
     }
 
-    fn enter(&mut self, places: Vec<PathBuf>) {
-        for p in places {
-            self.targets.push(Target::Dir(p.clone()));
-            if !self.dirs.contains(&p) {
-                self.dirs.push(p);
-            }
-        }
+    fn unknown(&mut self, what: impl Into<String>) {
+        self.emit(Effect::Unknown(what.into()));
     }
 
-    fn shell_text(&mut self, args: &[Value]) -> Result<(), NotTokenizable> {
-        let flag = args.iter().position(|v| {
-            v.text
-                .as_deref()
-                .is_some_and(|t| t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
-        });
-        // Without `-c` (`bash script.sh`, `sh < file`) the script's text is not ours to read.
-        if let Some(i) = flag {
-            match args.get(i + 1).and_then(|v| v.text.as_deref()) {
-                Some(text) => self.nested_text(text)?,
-                None => self.targets.push(Target::Unknown(raw_of(&args[i..]))),
-            }
-        }
-        Ok(())
-    }
-
-    fn chdir_flags(&mut self, args: &[Value]) {
-        let mut i = 0;
-        while i < args.len() {
-            let v = &args[i];
-            if v.is("-C") || v.is("--chdir") || v.is("--directory") {
-                match args.get(i + 1) {
-                    Some(next) => self.place(next.text.as_deref(), &next.word.raw, true),
-                    None => self.targets.push(Target::Unknown(v.word.raw.clone())),
+    /// `HOME=`, `CDPATH=` anywhere in the command (as an assignment, `export`, `read`,
+    /// `printf -v`), found before the walk so a loop cannot use one before it is seen.
+    fn taint(&mut self, toks: &[Tok]) {
+        let mut stack = vec![toks];
+        while let Some(list) = stack.pop() {
+            for t in list {
+                let w = match t {
+                    Tok::Word(w) => w,
+                    Tok::Redirect(r) => &r.target,
+                    Tok::Op(_) => continue,
+                };
+                for sub in &w.subs {
+                    stack.push(sub);
                 }
-                i += 1;
-            } else if let Some(rest) = v.text.as_deref().and_then(|t| t.strip_prefix("--chdir=")) {
-                self.place(Some(rest), &v.word.raw, true);
-            } else if v.word.dynamic
-                && (v.word.raw.starts_with("-C") || v.word.raw.starts_with("--chdir"))
-            {
-                self.targets.push(Target::Unknown(v.word.raw.clone()));
+                let raw = w.raw.trim_start_matches(['"', '\'']);
+                let name: String = raw
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name == "HOME" {
+                    self.home_set = true;
+                }
+                if name == "CDPATH" {
+                    self.cdpath_set = true;
+                }
             }
+        }
+    }
+
+    fn list(&mut self, toks: &[Tok]) {
+        // Directories saved at each `(`, restored at its `)`: a subshell's `cd` stays inside.
+        let mut saved: Vec<Vec<Dir>> = Vec::new();
+        let mut start = 0;
+        let mut piped_in = false;
+        let mut i = 0;
+        while i <= toks.len() && !self.done {
+            let op = match toks.get(i) {
+                Some(Tok::Op(op)) => Some(*op),
+                Some(_) => {
+                    i += 1;
+                    continue;
+                }
+                None => None,
+            };
+            let before = self.dirs.clone();
+            let entered = self.simple(&toks[start..i], Position { piped_in });
+            match (op, entered) {
+                // `cd x && y`: y runs only where the cd succeeded.
+                (Some(Op::And), Some(into)) => self.dirs = into,
+                // `cd x | y`: the cd ran in a subshell of the pipeline.
+                (Some(Op::Pipe), Some(_)) => self.dirs = before,
+                // Otherwise the cd may have failed: the shell is in either place.
+                (_, Some(into)) => {
+                    self.dirs = before;
+                    for d in into {
+                        self.add_dir(d);
+                    }
+                }
+                _ => {}
+            }
+            piped_in = op == Some(Op::Pipe);
+            if piped_in {
+                let words = std::mem::take(&mut self.last_words);
+                self.upstream.extend(words);
+            } else {
+                self.upstream.clear();
+            }
+            match op {
+                Some(Op::Open) => saved.push(self.dirs.clone()),
+                Some(Op::Close) => {
+                    if let Some(d) = saved.pop() {
+                        // What ran inside may have been skipped: keep the union small and safe.
+                        let inside = std::mem::replace(&mut self.dirs, d);
+                        let _ = inside;
+                    }
+                }
+                _ => {}
+            }
+            start = i + 1;
             i += 1;
         }
     }
 
-    fn place(&mut self, text: Option<&str>, raw: &str, dir: bool) {
-        for p in self.resolve(text, raw) {
-            self.targets
-                .push(if dir { Target::Dir(p) } else { Target::File(p) });
+    fn add_dir(&mut self, d: Dir) {
+        if self.dirs.contains(&d) {
+            return;
+        }
+        if self.dirs.len() >= MAX_DIRS {
+            self.unknown("the directory the command is in (too many `cd`s to follow)");
+            return;
+        }
+        self.dirs.push(d);
+    }
+
+    /// A nested command list (a substitution, `sh -c` text): it runs where the shell is now,
+    /// in a subshell, so its `cd`s do not leak out.
+    fn nested(&mut self, toks: &[Tok]) {
+        if self.depth >= scan::MAX_NESTING {
+            self.unknown("commands nested too deep");
+            return;
+        }
+        let dirs = self.dirs.clone();
+        let upstream = std::mem::take(&mut self.upstream);
+        let loops = self.loops;
+        self.depth += 1;
+        self.list(toks);
+        self.depth -= 1;
+        self.dirs = dirs;
+        self.upstream = upstream;
+        self.loops = loops;
+    }
+
+    fn nested_text(&mut self, text: &str) {
+        match scan::scan(text, self.depth + 1) {
+            Ok(toks) => {
+                self.taint(&toks);
+                self.nested(&toks)
+            }
+            // Text that will not scan could still run as something: nobody can say where.
+            Err(NotShell(why)) => self.unknown(format!("`{}` ({why})", short(text))),
         }
     }
 
-    /// Every absolute path a word may name, one per directory the command may be in; a value
-    /// only the shell knows (`text` is `None`) is recorded as unknown and yields none.
-    fn resolve(&mut self, text: Option<&str>, raw: &str) -> Vec<PathBuf> {
-        let Some(text) = text else {
-            self.targets.push(Target::Unknown(raw.to_string()));
-            return Vec::new();
+    /// One simple command. Returns where the shell is if it succeeds, when it changes
+    /// directory (`cd`, `pushd`, or a command whose name only the shell knows).
+    fn simple(&mut self, toks: &[Tok], pos: Position) -> Option<Vec<Dir>> {
+        let mut args: Vec<Arg> = Vec::new();
+        let mut redirects: Vec<&Redirect> = Vec::new();
+        for tok in toks {
+            match tok {
+                Tok::Word(w) => {
+                    // `"$(git berth add x)"` is the whitelist's own verb, written plainly.
+                    if berth_worktree(&w.raw).is_none() {
+                        for sub in &w.subs {
+                            self.nested(sub);
+                        }
+                    }
+                    args.push(Arg {
+                        word: w,
+                        text: scan::value(w),
+                    });
+                }
+                Tok::Redirect(r) => {
+                    for sub in &r.target.subs {
+                        self.nested(sub);
+                    }
+                    if let Some(h) = &r.heredoc {
+                        for sub in &h.subs {
+                            self.nested(sub);
+                        }
+                    }
+                    redirects.push(r);
+                }
+                Tok::Op(_) => {}
+            }
+        }
+        if self.done {
+            return None;
+        }
+        self.last_words = args.iter().filter_map(|a| a.text.clone()).collect();
+        for r in &redirects {
+            self.redirect(r);
+        }
+        // Keywords and assignments before the command name.
+        let mut at = 0;
+        while let Some(a) = args.get(at) {
+            match a.text.as_deref() {
+                Some("do") => self.loops += 1,
+                Some("done") => self.loops = self.loops.saturating_sub(1),
+                Some("function") => self.loops += 1,
+                _ => {}
+            }
+            if a.text.as_deref().is_some_and(|t| {
+                matches!(
+                    t,
+                    "!" | "{"
+                        | "}"
+                        | "if"
+                        | "then"
+                        | "elif"
+                        | "else"
+                        | "fi"
+                        | "do"
+                        | "done"
+                        | "while"
+                        | "until"
+                        | "coproc"
+                        | "esac"
+                        | "in"
+                        | "function"
+                )
+            }) {
+                at += 1;
+            } else if is_assignment(a.raw()) {
+                self.assignment(a);
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        // `f() { ... }`: a function body may run any number of times, later.
+        if toks.is_empty() || args.len() == at {
+            return None;
+        }
+        self.commands += 1;
+        self.command(&args[at..], &redirects, pos)
+    }
+
+    fn redirect(&mut self, r: &Redirect) {
+        if r.target.is_process_substitution() || !r.writes() {
+            return;
+        }
+        let by = format!("`{}{}`", r.op, r.target.raw);
+        match scan::value(&r.target) {
+            Some(t) => self.writes_path(&t, &by, true),
+            None => self.unknown(r.target.raw.clone()),
+        }
+    }
+
+    /// `NAME=value` before a command, or as an argument of `export`, `declare`, `env`.
+    fn assignment(&mut self, a: &Arg) {
+        let raw = a.raw();
+        let name = raw.split('=').next().unwrap_or("");
+        let value = a
+            .text
+            .as_deref()
+            .and_then(|t| t.split_once('=').map(|(_, v)| v.to_string()));
+        if GIT_PLACE_VARIABLES.contains(&name) {
+            match value {
+                Some(v) => {
+                    for p in self.resolve(&v) {
+                        self.emit(Effect::GitPlace(p));
+                    }
+                }
+                None => self.unknown(raw.to_string()),
+            }
+            return;
+        }
+        if let Some(v) = value {
+            self.named(&v, &format!("`{name}=`"));
+        }
+    }
+
+    /// The command proper: `args[0]` is its name.
+    fn command(
+        &mut self,
+        args: &[Arg],
+        redirects: &[&Redirect],
+        pos: Position,
+    ) -> Option<Vec<Dir>> {
+        let name = &args[0];
+        let Some(program) = name.program().map(str::to_string) else {
+            return self.dynamic_command(args);
         };
-        let expanded = if text == "~" || text.starts_with("~/") {
-            match self.home {
-                Some(h) => h.join(text.trim_start_matches('~').trim_start_matches('/')),
-                None => {
-                    self.targets.push(Target::Unknown(text.to_string()));
-                    return Vec::new();
+        match program.as_str() {
+            "cd" | "pushd" => return self.change_dir(name, &args[1..]),
+            "popd" => {
+                self.unknown("popd");
+                return None;
+            }
+            "alias" if args.iter().skip(1).any(|a| a.raw().contains('=')) => {
+                self.unknown("an alias defined in the command");
+                return None;
+            }
+            _ => {}
+        }
+        let rest = &args[1..];
+        // Git says for itself where it runs (`-C`) and whether it only reads.
+        if program != "git" {
+            let reads = is_reader(&program, rest);
+            self.runs_here(&program, reads);
+        }
+        match program.as_str() {
+            "eval" => self.eval(rest),
+            "trap" => {
+                if let Some(t) = rest.first() {
+                    match &t.text {
+                        Some(text) => self.nested_text(text),
+                        None => self.unknown(t.raw().to_string()),
+                    }
                 }
             }
-        } else if text.starts_with('~') {
-            // `~user` needs the password database; not worth guessing.
-            self.targets.push(Target::Unknown(text.to_string()));
-            return Vec::new();
-        } else {
-            PathBuf::from(text)
-        };
-        if expanded.is_absolute() {
-            return vec![expanded];
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                for a in rest {
+                    if is_assignment(a.raw()) {
+                        self.assignment(a);
+                    } else {
+                        self.variable_set_at_run_time(a.text.as_deref(), a.raw());
+                    }
+                }
+                return None;
+            }
+            "read" | "mapfile" | "readarray" | "getopts" => {
+                for a in rest {
+                    self.variable_set_at_run_time(a.text.as_deref(), a.raw());
+                }
+                return None;
+            }
+            "printf" if rest.first().is_some_and(|a| a.is("-v")) => {
+                if let Some(v) = rest.get(1) {
+                    self.variable_set_at_run_time(v.text.as_deref(), v.raw());
+                }
+            }
+            _ => {}
         }
-        self.dirs.iter().map(|d| d.join(&expanded)).collect()
+        self.program(&program, args, redirects, pos);
+        None
+    }
+
+    /// `read GIT_DIR`, `printf -v GIT_WORK_TREE ...`: git would be pointed somewhere only the
+    /// running shell knows.
+    fn variable_set_at_run_time(&mut self, name: Option<&str>, raw: &str) {
+        let n = name.unwrap_or(raw);
+        if GIT_PLACE_VARIABLES.contains(&n) || name.is_none() && raw.contains("GIT_") {
+            self.unknown(format!("`{raw}` set at run time"));
+        }
+    }
+
+    fn eval(&mut self, rest: &[Arg]) {
+        let texts: Option<Vec<&str>> = rest.iter().map(|v| v.text.as_deref()).collect();
+        match texts {
+            Some(t) => self.nested_text(&t.join(" ")),
+            None => self.unknown(raw_of(rest)),
+        }
+    }
+
+    /// A command whose name only the shell knows (`$c x`, `$(echo cd) x`): it may be `cd`,
+    /// so its first operand may be where the shell goes, and it may write what it names.
+    fn dynamic_command(&mut self, args: &[Arg]) -> Option<Vec<Dir>> {
+        self.runs_here(args[0].raw(), false);
+        for a in &args[1..] {
+            if let Some(t) = &a.text {
+                self.named(t, &format!("`{}`", args[0].raw()));
+            }
+        }
+        let name = &args[0];
+        let into = self.change_dir(name, &args[1..]);
+        into.map(|mut d| {
+            for old in &self.dirs {
+                if !d.contains(old) {
+                    d.push(old.clone());
+                }
+            }
+            d
+        })
+    }
+
+    /// `cd`/`pushd` and their operand: where the shell goes if they succeed.
+    fn change_dir(&mut self, name: &Arg, args: &[Arg]) -> Option<Vec<Dir>> {
+        let mut operands = args.iter().skip_while(|v| {
+            v.text
+                .as_deref()
+                .is_some_and(|t| t.starts_with('-') && t.len() > 1 && t != "--")
+        });
+        let mut dest = operands.next();
+        if dest.is_some_and(|d| d.is("--")) {
+            dest = operands.next();
+        }
+        let Some(dest) = dest else {
+            if name.is("pushd") {
+                self.unknown("pushd without a folder (it swaps to one only the shell knows)");
+                return None;
+            }
+            return match (self.env.home, self.home_set) {
+                (Some(h), false) => {
+                    let h = Dir::Path(h.to_path_buf());
+                    self.enter(&h);
+                    Some(vec![h])
+                }
+                _ => {
+                    self.unknown(format!("`{}` (home only the shell knows)", name.raw()));
+                    None
+                }
+            };
+        };
+        if let Some(name) = berth_worktree(dest.raw()) {
+            // If berth refuses, it prints nothing and `cd ""` stays where it was.
+            let mut into = vec![Dir::Berth(name)];
+            into.extend(self.dirs.iter().cloned());
+            return Some(into);
+        }
+        let Some(text) = dest.text.as_deref() else {
+            self.unknown(dest.raw().to_string());
+            return None;
+        };
+        if text == "-" || (text.starts_with('+') && name.is("pushd")) {
+            self.unknown(format!("{} {text}", name.raw()));
+            return None;
+        }
+        if self.loops > 0 && !text.starts_with('/') && !text.starts_with('~') {
+            self.unknown(format!(
+                "`{} {text}` inside a loop or function (it may run any number of times)",
+                name.raw()
+            ));
+            return None;
+        }
+        let mut places = self.resolve_dirs(text);
+        // `cd src` searches CDPATH first, where one is set.
+        let searched = !(text.starts_with('/')
+            || text.starts_with('.')
+            || text.starts_with('~')
+            || text.is_empty());
+        if searched {
+            if self.cdpath_set {
+                self.unknown(format!("`cd {text}` with a CDPATH the command sets"));
+                return None;
+            }
+            if let Some(cdpath) = self.env.cdpath.filter(|c| !c.is_empty()) {
+                for entry in cdpath.split(':') {
+                    let base = if entry.is_empty() { "." } else { entry };
+                    places.extend(self.resolve_dirs(&format!("{base}/{text}")));
+                }
+            }
+        }
+        if text.is_empty() {
+            // `cd ""` stays where it is.
+            return Some(self.dirs.clone());
+        }
+        for p in &places {
+            self.enter(p);
+        }
+        if places.is_empty() {
+            None
+        } else {
+            Some(places)
+        }
+    }
+
+    fn enter(&mut self, d: &Dir) {
+        if let Dir::Path(p) = d {
+            self.emit(Effect::Enters(p.clone()));
+        }
+    }
+
+    /// What a named program does with its arguments.
+    fn program(&mut self, program: &str, args: &[Arg], redirects: &[&Redirect], pos: Position) {
+        let rest = &args[1..];
+        let by = format!("`{program}`");
+        if WRAPPERS.contains(&program) {
+            return self.wrapper(program, args, redirects, pos);
+        }
+        if program == "git" {
+            return self.git(rest);
+        }
+        if SHELLS.contains(&program) {
+            return self.shell(program, rest, redirects, pos);
+        }
+        if INTERPRETERS.contains(&program) {
+            // The script is text to judge like any argument; read from a pipe, it is unknown.
+            let has_script = rest.iter().any(|a| {
+                a.text
+                    .as_deref()
+                    .is_some_and(|t| !t.starts_with('-') || matches!(t, "-c" | "-e" | "-E"))
+            });
+            if !has_script && pos.piped_in {
+                self.unknown(format!("a script piped into `{program}`"));
+                return;
+            }
+            for r in redirects.iter().filter(|r| r.stdin_text()) {
+                self.named_text(r, &by);
+            }
+        }
+        if is_reader(program, rest) {
+            return;
+        }
+        if let Some(dest) = copy_destination(program, rest) {
+            // `cp ../primary/.env .env` reads the primary and writes only where it copies to.
+            return match dest {
+                Some(d) => self.writes_path(&d, &by, true),
+                None => self.unknown(format!("where `{program}` copies to")),
+            };
+        }
+        for a in rest {
+            if let Some(t) = &a.text {
+                self.named(t, &by);
+            }
+        }
+    }
+
+    /// `sudo`, `env`, `xargs`, `timeout 5`, ...: their options, then the command they run.
+    fn wrapper(&mut self, wrapper: &str, args: &[Arg], redirects: &[&Redirect], pos: Position) {
+        let by = format!("`{wrapper}`");
+        let mut i = 1;
+        let mut chdir: Option<&Arg> = None;
+        while let Some(a) = args.get(i) {
+            let Some(t) = a.text.as_deref() else { break };
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if wrapper == "env" && is_assignment(a.raw()) {
+                self.assignment(a);
+                i += 1;
+                continue;
+            }
+            if !t.starts_with('-') || t == "-" {
+                break;
+            }
+            let (mut opt, mut glued) = split_option(t);
+            // `script -qc 'text'`: short flags bundled, the last one taking the text.
+            if matches!(wrapper, "script" | "su" | "runuser")
+                && !t.starts_with("--")
+                && t.ends_with('c')
+            {
+                (opt, glued) = ("-c", None);
+            }
+            if wrapper_text_option(wrapper, opt) {
+                match glued
+                    .map(str::to_string)
+                    .or_else(|| args.get(i + 1)?.text.clone())
+                {
+                    Some(text) => self.nested_text(&text),
+                    None => self.unknown(raw_of(&args[i..(i + 2).min(args.len())])),
+                }
+            }
+            let is_chdir = matches!((wrapper, opt), ("env", "-C" | "--chdir") | ("sudo", "-D"));
+            if wrapper_takes_value(wrapper, opt) && glued.is_none() {
+                if is_chdir {
+                    chdir = args.get(i + 1);
+                }
+                if let Some(v) = args.get(i + 1).and_then(|v| v.text.clone()) {
+                    self.named(&v, &by);
+                }
+                i += 2;
+            } else {
+                if let Some(v) = glued {
+                    if is_chdir {
+                        self.chdir_to(Some(v), a.raw());
+                    }
+                    self.named(v, &by);
+                }
+                i += 1;
+            }
+        }
+        if wrapper == "timeout" && args.get(i).is_some() {
+            // The duration.
+            i += 1;
+        }
+        if let Some(c) = chdir {
+            self.chdir_to(c.text.as_deref(), c.raw());
+        }
+        let inner = &args[i.min(args.len())..];
+        if inner.is_empty() {
+            return;
+        }
+        if wrapper == "watch" {
+            // `watch 'cmd'` runs its words as shell text.
+            let texts: Option<Vec<&str>> = inner.iter().map(|a| a.text.as_deref()).collect();
+            match texts {
+                Some(t) => self.nested_text(&t.join(" ")),
+                None => self.unknown(raw_of(inner)),
+            }
+            return;
+        }
+        let xargs = matches!(wrapper, "xargs" | "parallel");
+        let writes = match inner[0].program().map(str::to_string) {
+            Some(p) if p == "cd" || p == "pushd" => {
+                self.change_dir(&inner[0], &inner[1..]);
+                false
+            }
+            Some(p) => {
+                let reads = is_reader(&p, &inner[1..]);
+                if p != "git" {
+                    self.runs_here(&p, reads);
+                }
+                self.program(&p, inner, redirects, pos);
+                !reads
+            }
+            None => {
+                self.dynamic_command(inner);
+                true
+            }
+        };
+        if writes {
+            // Whatever the wrapper hands on may be written; `... | xargs rm`: what came down
+            // the pipe are more arguments of `rm`.
+            for a in inner {
+                if let Some(t) = &a.text {
+                    self.named(t, &by);
+                }
+            }
+            if xargs {
+                for w in self.upstream.clone() {
+                    self.named(&w, &by);
+                }
+            }
+        }
     }
 }
 
-fn is_assignment(v: &Value) -> bool {
-    let raw = v.word.raw.as_bytes();
+impl Walk<'_> {
+    /// `env -C dir`, `sudo -D dir`: the wrapped command runs there.
+    fn chdir_to(&mut self, text: Option<&str>, raw: &str) {
+        match text {
+            Some(t) => {
+                for d in self.resolve_dirs(t) {
+                    if let Dir::Path(p) = d {
+                        self.emit(Effect::Runs {
+                            dir: p,
+                            program: raw.to_string(),
+                            reads: false,
+                        });
+                    }
+                }
+            }
+            None => self.unknown(raw.to_string()),
+        }
+    }
+
+    /// `sh -c 'text'`, `bash -s <<EOF`, `... | sh`.
+    fn shell(&mut self, program: &str, rest: &[Arg], redirects: &[&Redirect], pos: Position) {
+        let by = format!("`{program}`");
+        let mut i = 0;
+        let mut script_operand = false;
+        let mut stdin_flag = false;
+        while let Some(a) = rest.get(i) {
+            let Some(t) = a.text.as_deref() else {
+                self.unknown(a.raw().to_string());
+                return;
+            };
+            if t == "--" {
+                script_operand = rest.get(i + 1).is_some();
+                break;
+            }
+            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 && !t.starts_with("--") {
+                if t.contains('c') && t.starts_with('-') {
+                    // The first operand after the options is the text: `bash -c -e 'x'`,
+                    // `bash -ce 'x'`, `bash -c -- 'x'`.
+                    let text = rest[i + 1..].iter().find(|a| {
+                        a.text
+                            .as_deref()
+                            .is_none_or(|t| !(t.starts_with('-') || t.starts_with('+')))
+                    });
+                    match text.and_then(|a| a.text.clone()) {
+                        Some(text) => {
+                            self.named(&text, &by);
+                            self.nested_text(&text);
+                        }
+                        None => self.unknown(raw_of(&rest[i..])),
+                    }
+                    return;
+                }
+                if t.contains('s') && t.starts_with('-') {
+                    stdin_flag = true;
+                }
+                // `-o opt`, `-O opt` take a value.
+                if matches!(t, "-o" | "+o" | "-O" | "+O") {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            if t.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            script_operand = true;
+            break;
+        }
+        if script_operand && !stdin_flag {
+            // `bash script.sh`: the script's text is not in the command; what it names is.
+            for a in &rest[i..] {
+                if let Some(t) = &a.text {
+                    self.named(t, &by);
+                }
+            }
+            return;
+        }
+        let mut fed = false;
+        for r in redirects.iter().filter(|r| r.stdin_text()) {
+            fed = true;
+            match (&r.heredoc, r.op.as_str()) {
+                (Some(h), _) if h.quoted => self.nested_text(&h.body.clone()),
+                (Some(h), _) => {
+                    if h.subs.is_empty() && !h.body.contains('$') && !h.body.contains('`') {
+                        self.nested_text(&h.body.clone())
+                    } else {
+                        self.unknown(format!("a script for `{program}` built at run time"))
+                    }
+                }
+                (None, "<<<") => match scan::value(&r.target) {
+                    Some(t) => self.nested_text(&t),
+                    None => self.unknown(r.target.raw.clone()),
+                },
+                _ => self.unknown(format!("a script for `{program}`")),
+            }
+        }
+        let from_file = redirects.iter().any(|r| r.op == "<" || r.op == "<&");
+        if pos.piped_in || from_file || (!fed && stdin_flag) {
+            self.unknown(format!("a script fed to `{program}` on its standard input"));
+        }
+    }
+
+    /// A here-document or here-string handed to a program that may write: what it names counts.
+    fn named_text(&mut self, r: &Redirect, by: &str) {
+        match &r.heredoc {
+            Some(h) => {
+                let body = h.body.clone();
+                self.named(&body, by)
+            }
+            None => {
+                if let Some(t) = scan::value(&r.target) {
+                    self.named(&t, by)
+                }
+            }
+        }
+    }
+
+    /// Git: its global options, then its verb.
+    fn git(&mut self, rest: &[Arg]) {
+        let by = "`git`";
+        let mut i = 0;
+        let mut work: Vec<Dir> = self.dirs.clone();
+        let mut configured = false;
+        while let Some(a) = rest.get(i) {
+            let Some(t) = a.text.as_deref() else {
+                self.unknown(a.raw().to_string());
+                return;
+            };
+            if !t.starts_with('-') {
+                break;
+            }
+            let (opt, glued) = split_option(t);
+            let value = || {
+                glued
+                    .map(str::to_string)
+                    .or_else(|| rest.get(i + 1)?.text.clone())
+            };
+            let takes = matches!(
+                opt,
+                "-C" | "-c"
+                    | "--git-dir"
+                    | "--work-tree"
+                    | "--namespace"
+                    | "--config-env"
+                    | "--exec-path"
+                    | "--super-prefix"
+                    | "--list-cmds"
+                    | "--attr-source"
+            ) && glued.is_none()
+                && opt != "--exec-path";
+            match opt {
+                "-C" => match value() {
+                    Some(v) => {
+                        let mut next = Vec::new();
+                        for d in &work {
+                            next.extend(self.resolve_from(d, &v));
+                        }
+                        work = next;
+                    }
+                    None => {
+                        self.unknown(raw_of(&rest[i..(i + 2).min(rest.len())]));
+                        return;
+                    }
+                },
+                "--git-dir" | "--work-tree" => match value() {
+                    Some(v) => {
+                        for d in work.clone() {
+                            for p in self.resolve_from(&d, &v) {
+                                if let Dir::Path(p) = p {
+                                    self.emit(Effect::GitPlace(p));
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        self.unknown(raw_of(&rest[i..(i + 2).min(rest.len())]));
+                        return;
+                    }
+                },
+                "-c" | "--config-env" | "--exec-path" => {
+                    configured = true;
+                    if let Some(v) = value() {
+                        if let Some((key, val)) = v.split_once('=') {
+                            if key.to_ascii_lowercase().starts_with("alias.") {
+                                let text = val.strip_prefix('!').unwrap_or(val);
+                                self.nested_text(text);
+                            }
+                        }
+                        self.named(&v, by);
+                    }
+                }
+                _ => {}
+            }
+            i += if takes { 2 } else { 1 };
+        }
+        let verb = rest.get(i).and_then(|a| a.text.clone());
+        let args = &rest[(i + 1).min(rest.len())..];
+        let reader = !configured && verb.as_deref().is_some_and(|v| git_reads(v, args));
+        if verb.as_deref() == Some("config") {
+            self.git_config(args);
+        }
+        let program = format!("git {}", verb.as_deref().unwrap_or(""))
+            .trim_end()
+            .to_string();
+        for d in &work {
+            if let Dir::Path(p) = d {
+                self.emit(Effect::Runs {
+                    dir: p.clone(),
+                    program: program.clone(),
+                    reads: reader,
+                });
+            }
+        }
+        if reader {
+            return;
+        }
+        // A message is text, not a path.
+        let mut skip_next = false;
+        for a in args {
+            if skip_next {
+                skip_next = false;
+                continue;
+            }
+            let Some(t) = a.text.as_deref() else { continue };
+            if matches!(t, "-m" | "--message") {
+                skip_next = true;
+                continue;
+            }
+            if t.starts_with("--message=") || (t.starts_with("-m") && !t.starts_with("--")) {
+                continue;
+            }
+            let saved = std::mem::replace(&mut self.dirs, work.clone());
+            self.named(t, by);
+            self.dirs = saved;
+        }
+    }
+
+    fn git_config(&mut self, args: &[Arg]) {
+        let texts: Vec<&str> = args.iter().filter_map(|a| a.text.as_deref()).collect();
+        let reads = texts.iter().any(|t| {
+            matches!(
+                *t,
+                "--get"
+                    | "--get-all"
+                    | "--get-regexp"
+                    | "--list"
+                    | "-l"
+                    | "get"
+                    | "list"
+                    | "--get-urlmatch"
+                    | "--show-origin"
+            )
+        }) || texts.iter().filter(|t| !t.starts_with('-')).count() <= 1
+            && !texts
+                .iter()
+                .any(|t| t.starts_with("--unset") || *t == "--edit" || *t == "-e");
+        if reads {
+            return;
+        }
+        for t in &texts {
+            if !t.starts_with('-') && dangerous_git_key(t) {
+                self.emit(Effect::SharedConfig(format!("git config {t}")));
+            }
+        }
+        if args.iter().any(|a| a.text.is_none()) {
+            self.unknown(format!("`git config {}`", raw_of(args)));
+        }
+    }
+
+    /// Every path `text` may name for a program that may write: the word itself, a value glued
+    /// to an option (`-C../x`, `--prefix=../x`), and path-like pieces of inline script text.
+    fn named(&mut self, text: &str, by: &str) {
+        if self.done || text.is_empty() {
+            return;
+        }
+        let mut candidates: Vec<&str> = Vec::new();
+        if !text.starts_with('-') {
+            candidates.push(text);
+        } else if !text.starts_with("--") && text.len() > 2 && text.is_char_boundary(2) {
+            candidates.push(&text[2..]);
+        }
+        let is_sep = |c: char| {
+            !(c.is_alphanumeric()
+                || matches!(c, '.' | '_' | '-' | '/' | '~' | '@' | '+' | '%' | ':' | ','))
+        };
+        if text.contains(is_sep) || text.contains("=") {
+            for piece in text.split(|c: char| is_sep(c) || c == '=') {
+                if piece != text
+                    && (piece.contains('/') || piece == ".." || piece == "~")
+                    && !piece.contains("://")
+                {
+                    candidates.push(piece);
+                }
+            }
+        }
+        for c in candidates {
+            self.writes_path(c, by, false);
+        }
+    }
+
+    /// A path a program may write, resolved against every directory the shell may be in.
+    fn writes_path(&mut self, text: &str, by: &str, strict: bool) {
+        if text.is_empty() {
+            if strict {
+                self.unknown(format!("{by} (an empty file name)"));
+            }
+            return;
+        }
+        if text.starts_with('~') && (self.home_set || self.env.home.is_none()) {
+            if strict || text == "~" || text.starts_with("~/") {
+                self.unknown(format!("{text} (home only the shell knows)"));
+            }
+            return;
+        }
+        if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
+            // `~user` needs the password database.
+            if strict {
+                self.unknown(text.to_string());
+            }
+            return;
+        }
+        for p in self.resolve(text) {
+            self.emit(Effect::Writes {
+                path: p,
+                by: by.to_string(),
+            });
+        }
+    }
+
+    /// Every absolute path `text` names, one per directory the shell may be in.
+    fn resolve(&mut self, text: &str) -> Vec<PathBuf> {
+        self.resolve_dirs(text)
+            .into_iter()
+            .filter_map(|d| match d {
+                Dir::Path(p) => Some(p),
+                Dir::Berth(_) => None,
+            })
+            .collect()
+    }
+
+    fn resolve_dirs(&mut self, text: &str) -> Vec<Dir> {
+        let dirs = self.dirs.clone();
+        let mut out = Vec::new();
+        for d in &dirs {
+            for p in self.resolve_from(d, text) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// `text` from directory `d`: `~` expanded, relative paths joined and `.`/`..` folded.
+    fn resolve_from(&mut self, d: &Dir, text: &str) -> Vec<Dir> {
+        if text.starts_with('~') && !(text == "~" || text.starts_with("~/")) {
+            // `~user`, `~+`, `~-`: the password database or the shell's own variables.
+            self.unknown(text.to_string());
+            return Vec::new();
+        }
+        let path = if text == "~" || text.starts_with("~/") {
+            match (self.env.home, self.home_set) {
+                (Some(h), false) => h.join(text.trim_start_matches('~').trim_start_matches('/')),
+                _ => {
+                    self.unknown(format!("{text} (home only the shell knows)"));
+                    return Vec::new();
+                }
+            }
+        } else {
+            PathBuf::from(text)
+        };
+        if path.is_absolute() {
+            return vec![Dir::Path(fold(&path))];
+        }
+        match d {
+            Dir::Path(base) => vec![Dir::Path(fold(&base.join(path)))],
+            // Inside a worktree berth named, a path that does not climb out stays in it.
+            Dir::Berth(name) => {
+                if path.components().any(|c| c == Component::ParentDir) {
+                    self.unknown(format!("{text} from the worktree `{name}`"));
+                    Vec::new()
+                } else {
+                    vec![d.clone()]
+                }
+            }
+        }
+    }
+}
+
+/// `.` and `..` folded by hand (symlinks are for the probe to follow).
+fn fold(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("/");
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push("/");
+    }
+    out
+}
+
+/// Does this git verb (with these arguments) only read?
+fn git_reads(verb: &str, args: &[Arg]) -> bool {
+    let texts: Vec<Option<&str>> = args.iter().map(|a| a.text.as_deref()).collect();
+    let has = |f: &dyn Fn(&str) -> bool| texts.iter().any(|t| t.is_some_and(f));
+    if GIT_READERS.contains(&verb) {
+        // `--output` writes a file; `--open-files-in-pager` and `--ext-diff` run programs.
+        return !has(&|t| {
+            t.starts_with("--output")
+                || t.starts_with("--open-files-in-pager")
+                || t == "-O"
+                || t == "--ext-diff"
+                || t.starts_with("--exec")
+        });
+    }
+    let operands = texts
+        .iter()
+        .filter(|t| t.is_none_or(|t| !t.starts_with('-')))
+        .count();
+    match verb {
+        "branch" | "tag" => {
+            operands == 0
+                || has(&|t| {
+                    matches!(
+                        t,
+                        "--list"
+                            | "-l"
+                            | "--contains"
+                            | "--merged"
+                            | "--no-merged"
+                            | "--show-current"
+                    )
+                }) && !has(&|t| {
+                    matches!(
+                        t,
+                        "-d" | "-D" | "-f" | "--force" | "-m" | "-M" | "-c" | "-C" | "--delete"
+                    )
+                })
+        }
+        "remote" => {
+            operands == 0
+                || texts.first().copied().flatten() == Some("-v")
+                || matches!(texts.first().copied().flatten(), Some("show" | "get-url"))
+        }
+        "worktree" => matches!(texts.first().copied().flatten(), Some("list")),
+        "stash" => matches!(texts.first().copied().flatten(), Some("list" | "show")),
+        "reflog" => operands == 0 || matches!(texts.first().copied().flatten(), Some("show")),
+        "symbolic-ref" => operands <= 1 && !has(&|t| t == "-d" || t == "--delete"),
+        "config" => false,
+        _ => false,
+    }
+}
+
+/// `cd "$(git berth path x)"`, `cd "$(git berth add x)"`: the worktree berth prints.
+fn berth_worktree(raw: &str) -> Option<String> {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw)
+        .strip_prefix("$(")?
+        .strip_suffix(')')?;
+    if !super::whitelist::is_whitelisted(inner) {
+        return None;
+    }
+    let rest = inner.strip_prefix(crate::names::TOOL)?.strip_prefix(' ')?;
+    let mut words = rest.split(' ');
+    match words.next() {
+        Some("path" | "add") => {}
+        _ => return None,
+    }
+    let name = words.find(|w| !w.starts_with('-'))?;
+    Some(name.to_string())
+}
+
+/// `-Cdir` → (`-C`, `dir`); `--opt=value` → (`--opt`, `value`); else the word alone.
+fn split_option(t: &str) -> (&str, Option<&str>) {
+    if let Some(rest) = t.strip_prefix("--") {
+        return match rest.split_once('=') {
+            Some((o, v)) => (&t[..2 + o.len()], Some(v)),
+            None => (t, None),
+        };
+    }
+    if t.len() > 2 && t.starts_with('-') && t.is_char_boundary(2) {
+        return (&t[..2], Some(&t[2..]));
+    }
+    (t, None)
+}
+
+fn is_assignment(raw: &str) -> bool {
+    let raw = raw.as_bytes();
     let name_len = raw
         .iter()
         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
         .count();
-    name_len > 0 && !raw[0].is_ascii_digit() && raw.get(name_len) == Some(&b'=')
+    name_len > 0
+        && !raw[0].is_ascii_digit()
+        && (raw.get(name_len) == Some(&b'=')
+            || (raw.get(name_len) == Some(&b'+') && raw.get(name_len + 1) == Some(&b'=')))
 }
 
-fn unquote(w: &Word) -> Option<String> {
-    if w.dynamic {
-        return None;
-    }
-    match shell_words::split(&w.raw) {
-        Ok(mut parts) if parts.len() == 1 => parts.pop(),
-        // `""` splits to one empty word; anything else means the scanner and shell-words
-        // disagree about the word, so nobody knows its value.
-        _ => None,
+fn raw_of(args: &[Arg]) -> String {
+    args.iter().map(Arg::raw).collect::<Vec<_>>().join(" ")
+}
+
+/// At most 80 characters of `text`, for a message.
+fn short(text: &str) -> String {
+    let t: String = text.chars().take(80).collect();
+    if t.len() < text.len() {
+        format!("{t}...")
+    } else {
+        t
     }
 }
 
-fn raw_of(args: &[Value]) -> String {
-    args.iter()
-        .map(|v| v.word.raw.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn t(cmd: &str) -> Vec<Target> {
-        targets(cmd, Path::new("/w"), Some(Path::new("/home/u"))).expect("tokenizes")
-    }
-
-    fn dir(p: &str) -> Target {
-        Target::Dir(p.into())
-    }
-
-    #[test]
-    fn cd_and_pushd_name_the_directories_they_enter() {
-        assert_eq!(t("cd /a && make"), vec![dir("/a")]);
-        assert_eq!(t("pushd sub"), vec![dir("/w/sub")]);
-        assert_eq!(t("cd"), vec![dir("/home/u")]);
-        assert_eq!(t("cd ~/x"), vec![dir("/home/u/x")]);
-        assert_eq!(t("cd -P '/a b'"), vec![dir("/a b")]);
-    }
-
-    #[test]
-    fn a_relative_path_after_a_cd_is_resolved_against_every_directory_it_may_be_in() {
-        assert_eq!(
-            t("cd a; echo > f"),
-            vec![
-                dir("/w/a"),
-                Target::File("/w/f".into()),
-                Target::File("/w/a/f".into())
-            ]
-        );
-    }
-
-    #[test]
-    fn redirections_to_descriptors_and_reads_land_nowhere() {
-        assert!(t("a 2>&1 >&2 <in 3<&0 >&- <<EOF").is_empty());
-        assert_eq!(t("a &>> log"), vec![Target::File("/w/log".into())]);
-    }
-
-    #[test]
-    fn quoted_operators_are_words_not_operators() {
-        assert!(t("echo 'a > b; cd /x' \"c > d\" e\\>f").is_empty());
-    }
-
-    #[test]
-    fn git_options_count_only_after_git() {
-        assert_eq!(
-            t("git -C /r --git-dir=/g --work-tree /t log"),
-            vec![dir("/g"), dir("/t"), dir("/r")]
-        );
-        assert!(t("echo --git-dir=/g -C /r").is_empty());
-    }
-
-    #[test]
-    fn values_only_the_shell_knows_are_unknown() {
-        assert_eq!(t("cd $X"), vec![Target::Unknown("$X".into())]);
-        assert_eq!(
-            t("echo > \"${OUT}\""),
-            vec![Target::Unknown("\"${OUT}\"".into())]
-        );
-        assert_eq!(t("cd -"), vec![Target::Unknown("cd -".into())]);
-    }
-
-    #[test]
-    fn nested_shell_text_and_substitutions_are_followed() {
-        assert_eq!(t("sh -c 'cd /a'"), vec![dir("/a")]);
-        assert_eq!(t("x=$(cd /b; pwd)"), vec![dir("/b")]);
-        assert_eq!(t("echo \"`cd /c`\""), vec![dir("/c")]);
-    }
-
-    #[test]
-    fn unterminated_quotes_and_substitutions_do_not_tokenize() {
-        for c in [
-            "echo 'a", "echo \"a", "echo $(a", "echo `a", "echo ${a", "echo $'a", "echo >",
-        ] {
-            assert!(targets(c, Path::new("/w"), None).is_err(), "{c}");
+impl Walk<'_> {
+    /// `program` runs in every directory the shell may be in.
+    fn runs_here(&mut self, program: &str, reads: bool) {
+        let dirs = self.dirs.clone();
+        for d in &dirs {
+            if let Dir::Path(p) = d {
+                self.emit(Effect::Runs {
+                    dir: p.clone(),
+                    program: program.to_string(),
+                    reads,
+                });
+            }
         }
     }
+}
 
-    #[test]
-    fn a_comment_is_not_scanned() {
-        assert!(t("ls # it's > /x").is_empty());
+/// A program known to only read what it is given, used without a flag that writes.
+fn is_reader(program: &str, rest: &[Arg]) -> bool {
+    READERS.contains(&program)
+        && !rest
+            .iter()
+            .any(|a| a.text.as_deref().is_none_or(|t| reader_writes(program, t)))
+}
+
+/// For programs that copy (and leave their sources alone): `Some(destination)`, or
+/// `Some(None)` when the destination only the shell knows. `None` for any other program.
+fn copy_destination(program: &str, rest: &[Arg]) -> Option<Option<String>> {
+    if !matches!(program, "cp" | "install" | "rsync" | "scp") {
+        return None;
     }
+    let texts: Vec<Option<&str>> = rest.iter().map(|a| a.text.as_deref()).collect();
+    if texts
+        .iter()
+        .any(|t| t.is_some_and(|t| t.starts_with("--remove-source") || t == "-l" || t == "--link"))
+    {
+        // Moving or hard-linking: the sources are touched too.
+        return None;
+    }
+    let mut i = 0;
+    let mut last = None;
+    let mut operands = 0;
+    while i < texts.len() {
+        match texts[i] {
+            Some("-t") | Some("--target-directory") => {
+                return Some(texts.get(i + 1).copied().flatten().map(str::to_string));
+            }
+            Some(t) if t.starts_with("--target-directory=") => {
+                return Some(Some(t["--target-directory=".len()..].to_string()));
+            }
+            Some(t) if t.starts_with('-') && t.len() > 1 => {
+                // install's `-m 644`, `-o u`, `-g g` and rsync's `-e ssh` take a value.
+                if matches!(
+                    (program, t),
+                    ("install", "-m" | "-o" | "-g") | ("rsync", "-e")
+                ) {
+                    i += 1;
+                }
+            }
+            t => {
+                last = Some(t);
+                operands += 1;
+            }
+        }
+        i += 1;
+    }
+    if operands < 2 {
+        return Some(last.flatten().map(str::to_string).filter(|_| operands == 1));
+    }
+    Some(last.flatten().map(str::to_string))
 }
