@@ -1,9 +1,11 @@
-//! The OpenCode plugin and the Pi extension that `git berth init` installs, run under node
-//! with a stub of each runtime's API: they must let an allowed call through and block the
-//! rest. Skipped (with a note) where node is not installed.
+//! The guard's answer to each runtime's hook JSON, from the real binary in a primary checkout
+//! and a linked worktree; and the OpenCode plugin and the Pi extension that `git berth init`
+//! installs, run under node with a stub of each runtime's API: they must let an allowed call
+//! through and block the rest. The node cases are skipped (with a note) where node is missing.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 
 fn node_available() -> bool {
     Command::new("node")
@@ -107,6 +109,134 @@ impl Setup {
     }
 }
 
+/// Where the agent stands when the hook fires.
+#[derive(Debug, Clone, Copy)]
+enum Stand {
+    Primary,
+    Linked,
+}
+
+use Stand::{Linked, Primary};
+
+impl Setup {
+    /// `tests/fixtures/guard/<runtime>/<case>.json` with this setup's paths filled in.
+    fn fixture(&self, runtime: &str, case: &str, stand: Stand) -> String {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/guard")
+            .join(runtime)
+            .join(format!("{case}.json"));
+        let text = std::fs::read_to_string(&file).expect("fixture");
+        let cwd = match stand {
+            Primary => &self.primary,
+            Linked => &self.linked,
+        };
+        text.replace("@CWD@", &cwd.display().to_string())
+            .replace("@PRIMARY@", &self.primary.display().to_string())
+            .replace("@LINKED@", &self.linked.display().to_string())
+    }
+
+    /// `git-berth guard --runtime <runtime>` with `json` on stdin, run where the agent stands.
+    fn guard(&self, runtime: &str, json: &str, stand: Stand) -> Output {
+        let dir = match stand {
+            Primary => &self.primary,
+            Linked => &self.linked,
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_git-berth"))
+            .args(["guard", "--runtime", runtime])
+            .current_dir(dir)
+            .env("HOME", &self.base)
+            .env_remove("BERTH_ALLOW_MAIN_WORKTREE")
+            .env_remove("BERTH_MASTER_SESSION")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("guard runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(json.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("guard exits")
+    }
+}
+
+/// Whether `o` is `runtime`'s block, in that runtime's own form: Copilot's deny JSON on a
+/// successful exit, Cursor's deny JSON with exit 2, everyone else's exit 2 with the reason
+/// on stderr and nothing on stdout. Panics on a reply that is neither a block nor an allow.
+fn blocked(runtime: &str, o: &Output) -> bool {
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.code() == Some(0) && stdout.is_empty() && stderr.is_empty() {
+        return false;
+    }
+    assert!(stderr.contains("git berth: "), "{runtime}: {stderr}");
+    let deny = || serde_json::from_str::<serde_json::Value>(&stdout).expect("deny JSON");
+    match runtime {
+        "copilot" => {
+            assert_eq!(o.status.code(), Some(0), "{stderr}");
+            assert_eq!(deny()["permissionDecision"], "deny");
+        }
+        "cursor" => {
+            assert_eq!(o.status.code(), Some(2), "{stderr}");
+            assert_eq!(deny()["permission"], "deny");
+        }
+        _ => {
+            assert_eq!(o.status.code(), Some(2), "{stderr}");
+            assert!(stdout.is_empty(), "{stdout}");
+        }
+    }
+    true
+}
+
+#[test]
+fn tools_the_guard_once_did_not_know_are_judged_for_every_runtime() {
+    // (runtime, fixture, where the agent stands, blocked)
+    let cases = [
+        ("claude", "mcp-write", Linked, true),
+        ("claude", "mcp-write", Primary, true),
+        ("claude", "mcp-write-linked", Primary, false),
+        ("claude", "mcp-read", Primary, false),
+        ("claude", "unknown-tool", Primary, true),
+        ("claude", "unknown-tool", Linked, false),
+        ("codex", "apply-patch-argv", Linked, true),
+        ("codex", "apply-patch-heredoc", Primary, true),
+        ("codex", "apply-patch-heredoc", Linked, false),
+        ("codex", "write-stdin", Linked, true),
+        ("codex", "mcp-move", Linked, true),
+        ("gemini", "smart-edit", Linked, true),
+        ("gemini", "shell-directory", Linked, true),
+        ("gemini", "unknown-tool", Primary, true),
+        ("gemini", "unknown-tool", Linked, false),
+        ("cursor", "mcp-event", Linked, true),
+        ("cursor", "mcp-read", Primary, false),
+        ("cursor", "unknown-event", Primary, true),
+        ("cursor", "unknown-event", Linked, false),
+        ("copilot", "write-bash", Linked, true),
+        ("copilot", "str-replace-editor", Linked, true),
+        ("copilot", "str-replace-editor-view", Primary, false),
+        ("opencode", "unknown-tool", Linked, true),
+        ("opencode", "unknown-tool", Primary, true),
+        ("pi", "unknown-tool", Primary, true),
+        ("pi", "unknown-tool", Linked, false),
+    ];
+    let s = Setup::new("tools");
+    let mut wrong = Vec::new();
+    for (runtime, case, stand, block) in cases {
+        let o = s.guard(runtime, &s.fixture(runtime, case, stand), stand);
+        if blocked(runtime, &o) != block {
+            wrong.push(format!(
+                "{runtime}/{case} from {stand:?}: expected {}, got exit {:?} {}",
+                if block { "block" } else { "allow" },
+                o.status.code(),
+                String::from_utf8_lossy(&o.stderr)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 impl Drop for Setup {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.base);
@@ -142,7 +272,7 @@ console.log(await call({primary:?}, "read", {{ filePath: "README" }}));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "allowed", "{out}");
     assert!(
-        lines[1].starts_with("blocked: git berth: the primary checkout"),
+        lines[1].starts_with("blocked: git berth: ") && lines[1].contains("is protected"),
         "{out}"
     );
     assert!(lines[2].contains("is protected"), "{out}");
@@ -178,7 +308,7 @@ console.log(await call({primary:?}, "read", {{ path: "README" }}));
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "allowed", "{out}");
     assert!(
-        lines[1].starts_with("blocked: git berth: the primary checkout"),
+        lines[1].starts_with("blocked: git berth: ") && lines[1].contains("is protected"),
         "{out}"
     );
     assert!(lines[2].contains("is protected"), "{out}");
