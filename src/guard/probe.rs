@@ -1,11 +1,13 @@
 //! The filesystem probe: which checkout a path lies in, found by resolving the path's links by
-//! hand and walking up for `.git`, reading the `.git` file and `commondir` by hand. It runs
-//! before every tool call of every agent, so it must stay a handful of system calls: never open
-//! a repository with gix here.
+//! hand and walking up for `.git`, whose file, admin folder and config are read by hand. It runs
+//! before every tool call of every agent, so it must stay a handful of system calls: never open a
+//! repository with gix here, and never trust a `.git` file that its admin folder does not claim.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io;
+use std::io::{self, Read as _};
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Component, Path, PathBuf};
 
 /// Where a path lies.
@@ -13,18 +15,23 @@ use std::path::{Component, Path, PathBuf};
 pub enum Place {
     /// In no git checkout at all.
     Outside,
-    /// In a primary checkout (its `.git` is a directory); `root` is that checkout.
+    /// In a primary checkout; `root` is that checkout. Its `.git` is a directory, or a `.git`
+    /// file naming a repository that is no worktree's admin folder and sets no `core.worktree`
+    /// (`git init --separate-git-dir`): that checkout is the repository's main worktree.
     Primary { root: PathBuf },
-    /// In a linked worktree (its `.git` is a file); `primary` is the primary checkout when the
-    /// common dir is an ordinary `<checkout>/.git`.
+    /// In a linked worktree or a submodule: its `.git` is a file that the admin folder it names
+    /// points back at. `primary` is the primary checkout when the common dir is an ordinary
+    /// `<checkout>/.git`.
     Linked {
         root: PathBuf,
         primary: Option<PathBuf>,
     },
 }
 
-/// Which checkout `path` (absolute; it need not exist yet) lies in. Any error reading a `.git`
-/// on the way is returned, so the caller can block rather than guess.
+/// Which checkout `path` (absolute; it need not exist yet) lies in. A `.git` file that its admin
+/// folder does not point back at is ignored, as if it were not there, so a copied or forged one
+/// cannot turn part of a primary checkout into a linked worktree. Any error reading a `.git` on
+/// the way is returned, so the caller can block rather than guess.
 pub fn locate(path: &Path) -> io::Result<Place> {
     let real = resolve(path)?;
     for dir in real.ancestors() {
@@ -35,13 +42,20 @@ pub fn locate(path: &Path) -> io::Result<Place> {
                     root: dir.to_path_buf(),
                 });
             }
-            Ok(_) => {
-                let primary = primary_of_linked(dir, &dot_git)?;
-                return Ok(Place::Linked {
-                    root: dir.to_path_buf(),
-                    primary,
-                });
-            }
+            Ok(_) => match read_git_file(dir, &dot_git)? {
+                GitFile::Linked { primary } => {
+                    return Ok(Place::Linked {
+                        root: dir.to_path_buf(),
+                        primary,
+                    });
+                }
+                GitFile::MainWorktree => {
+                    return Ok(Place::Primary {
+                        root: dir.to_path_buf(),
+                    });
+                }
+                GitFile::Untrusted => {}
+            },
             // ENOTDIR: `dir` is the file being edited, not a directory; keep walking up.
             Err(e) if is_missing(&e) => {}
             Err(e) => {
@@ -163,17 +177,28 @@ fn is_missing(e: &io::Error) -> bool {
     )
 }
 
-/// Reads `<worktree>/.git` (`gitdir: <admin dir>`) and the admin dir's `commondir` to find the
-/// primary checkout. A `.git` file that does not say `gitdir:` is an error: git would refuse
-/// it too, and the guard must not call such a place a linked worktree.
-fn primary_of_linked(worktree: &Path, dot_git: &Path) -> io::Result<Option<PathBuf>> {
-    let text = fs::read_to_string(dot_git)
-        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", dot_git.display())))?;
-    let Some(gitdir) = text
-        .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("gitdir:"))
-        .map(str::trim)
+/// What a `.git` file turned out to be.
+enum GitFile {
+    /// A linked worktree (or submodule) whose admin folder points back at this folder.
+    Linked { primary: Option<PathBuf> },
+    /// It names a repository's own git dir that sets no `core.worktree`: this folder is that
+    /// repository's main worktree (`git init --separate-git-dir`).
+    MainWorktree,
+    /// Its admin folder names some other place, or is no git dir at all: copied or forged.
+    Untrusted,
+}
+
+/// Reads `<dir>/.git` (`gitdir: <admin>`) and decides whether to trust it, as git itself lays a
+/// checkout out. When `<admin>/commondir` exists (a worktree admin folder, made by `git worktree
+/// add`), `<admin>/gitdir` must name this very `<dir>/.git`. When it does not (a submodule's
+/// `.git/modules/<name>`, or a `--separate-git-dir` repository), the admin's `core.worktree`
+/// must lead to `<dir>`; with no `core.worktree` at all, `<dir>` is the main worktree. A `.git`
+/// file that cannot be read or does not say `gitdir:` is an error: git would refuse it too.
+fn read_git_file(dir: &Path, dot_git: &Path) -> io::Result<GitFile> {
+    let text = read_small(dot_git, SMALL)?;
+    let Some(gitdir) = first_line(&text)
+        .strip_prefix(b"gitdir:")
+        .map(<[u8]>::trim_ascii)
     else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
@@ -186,24 +211,166 @@ fn primary_of_linked(worktree: &Path, dot_git: &Path) -> io::Result<Option<PathB
             format!("{} names an empty gitdir", dot_git.display()),
         ));
     }
-    let admin = worktree.join(gitdir);
-    let common = match fs::read_to_string(admin.join("commondir")) {
-        Ok(c) => admin.join(c.trim()),
-        // No commondir: a submodule or `--separate-git-dir` checkout. The seed calls every
-        // `.git` file a linked worktree; there is no primary checkout to name.
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(io::Error::new(
-                e.kind(),
-                format!("cannot read {}: {e}", admin.join("commondir").display()),
-            ));
-        }
+    let admin = dir.join(OsStr::from_bytes(gitdir));
+    let Some(common) = read_admin_file(&admin.join("commondir"), SMALL)? else {
+        return Ok(match read_admin_file(&admin.join("config"), CONFIG)? {
+            None => GitFile::Untrusted,
+            Some(config) => match core_worktree(&String::from_utf8_lossy(&config)) {
+                Ok(None) => GitFile::MainWorktree,
+                Ok(Some(wt)) if resolve(&admin.join(&wt))? == dir => {
+                    GitFile::Linked { primary: None }
+                }
+                Ok(Some(_)) | Err(()) => GitFile::Untrusted,
+            },
+        });
     };
-    let common = resolve(&common)?;
-    Ok(match common.file_name() {
-        Some(n) if n == ".git" => common.parent().map(Path::to_path_buf),
-        _ => None,
+    if !points_back(&admin, dir)? {
+        return Ok(GitFile::Untrusted);
+    }
+    let common = resolve(&admin.join(OsStr::from_bytes(first_line(&common))))?;
+    Ok(GitFile::Linked {
+        primary: match common.file_name() {
+            Some(n) if n == ".git" => common.parent().map(Path::to_path_buf),
+            _ => None,
+        },
     })
+}
+
+/// Whether the worktree admin folder `admin` names `<dir>/.git` in its `gitdir` file (absolute,
+/// or relative to `admin` as git 2.48's relative worktrees write it). Only the folder part is
+/// resolved: a `.git` that is itself a link to a real worktree's `.git` is not that worktree.
+fn points_back(admin: &Path, dir: &Path) -> io::Result<bool> {
+    let Some(text) = read_admin_file(&admin.join("gitdir"), SMALL)? else {
+        return Ok(false);
+    };
+    let named = admin.join(OsStr::from_bytes(first_line(&text)));
+    // What git writes: the absolute real path, so no system call is needed.
+    if named == dir.join(".git") {
+        return Ok(true);
+    }
+    match (named.parent(), named.file_name()) {
+        (Some(parent), Some(name)) if name == ".git" => Ok(resolve(parent)? == dir),
+        _ => Ok(false),
+    }
+}
+
+/// The first line of a file, without its line end (git writes paths one to a line, and they
+/// need not be UTF-8).
+fn first_line(text: &[u8]) -> &[u8] {
+    let line = text.split(|&b| b == b'\n').next().unwrap_or_default();
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The value of `core.worktree` in git config text (the last one wins, as in git), `Ok(None)`
+/// when none is set, `Err` when the text is not config git would read. Only what git writes is
+/// understood: `[core]` headers, `key = value` lines, quotes, escapes and comments; a value
+/// continued over lines, or one set through an `[include]`, is not seen.
+fn core_worktree(config: &str) -> Result<Option<String>, ()> {
+    let mut in_core = false;
+    let mut found = None;
+    for line in config.lines() {
+        let mut rest = line.trim_start();
+        if let Some(header) = rest.strip_prefix('[') {
+            let (name, after) = header.split_once(']').ok_or(())?;
+            in_core = name.trim().eq_ignore_ascii_case("core");
+            rest = after.trim_start();
+        }
+        if !in_core || rest.is_empty() || rest.starts_with(['#', ';']) {
+            continue;
+        }
+        let key_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(rest.len());
+        let (key, after) = rest.split_at(key_end);
+        if !key.eq_ignore_ascii_case("worktree") {
+            continue;
+        }
+        // `worktree` alone is the boolean form, which git refuses for a path.
+        let value = after.trim_start().strip_prefix('=').ok_or(())?;
+        found = Some(config_value(value)?);
+    }
+    Ok(found)
+}
+
+/// A config value as git reads it: surrounding blanks dropped, `"..."` unquoted, `\"`, `\\`,
+/// `\n`, `\t`, `\b` unescaped, and a `#` or `;` outside quotes starting a comment.
+fn config_value(raw: &str) -> Result<String, ()> {
+    let mut out = String::new();
+    let mut quoted = false;
+    // Blanks outside quotes count only when something follows them.
+    let mut pending = String::new();
+    let mut chars = raw.trim_start().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                out.push_str(&std::mem::take(&mut pending));
+                quoted = !quoted;
+            }
+            '\\' => {
+                out.push_str(&std::mem::take(&mut pending));
+                out.push(match chars.next().ok_or(())? {
+                    'n' => '\n',
+                    't' => '\t',
+                    'b' => '\u{8}',
+                    e @ ('"' | '\\') => e,
+                    _ => return Err(()),
+                });
+            }
+            '#' | ';' if !quoted => break,
+            c if c.is_whitespace() && !quoted => pending.push(c),
+            c => {
+                out.push_str(&std::mem::take(&mut pending));
+                out.push(c);
+            }
+        }
+    }
+    if quoted { Err(()) } else { Ok(out) }
+}
+
+/// Largest `.git`, `commondir` or `gitdir` file read: a path and a line end.
+const SMALL: u64 = 16 * 1024;
+/// Largest admin `config` read.
+const CONFIG: u64 = 1024 * 1024;
+
+/// An admin folder's file, `None` when it is not there (the folder is then no admin folder of
+/// that kind).
+fn read_admin_file(path: &Path, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    match read_small(path, limit) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if is_missing(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads a small regular file. The open does not wait (a FIFO planted as `.git` must not stall
+/// the guard), anything but a regular file is refused, and so is one larger than `limit`.
+fn read_small(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let context =
+        |e: io::Error| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()));
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(context)?;
+    let meta = file.metadata().map_err(context)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not a regular file", path.display()),
+        ));
+    }
+    // Room for the whole file and the end-of-file read, so it is read in one call.
+    let mut text = Vec::with_capacity(meta.len().min(limit) as usize + 1);
+    file.take(limit + 1)
+        .read_to_end(&mut text)
+        .map_err(context)?;
+    if text.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {limit} bytes", path.display()),
+        ));
+    }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -358,5 +525,57 @@ mod tests {
     fn a_relative_path_is_refused() {
         let e = resolve(Path::new("a/b")).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+    }
+
+    #[test]
+    fn core_worktree_is_read_as_git_writes_it() {
+        // What `git submodule add` writes in `.git/modules/mods/s/config`.
+        let sub = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\
+                   \tworktree = ../../../../mods/s\n[remote \"origin\"]\n\turl = /x\n";
+        assert_eq!(core_worktree(sub), Ok(Some("../../../../mods/s".into())));
+        assert_eq!(
+            core_worktree("[core]\n\tbare = false\n[remote \"o\"]\n\tworktree = /elsewhere\n"),
+            Ok(None)
+        );
+        assert_eq!(
+            core_worktree("[CORE]\n  WorkTree=\"/a b\" ; comment\n"),
+            Ok(Some("/a b".into()))
+        );
+        assert_eq!(
+            core_worktree("[core] worktree = /first\n[core]\nworktree = /last # c\n"),
+            Ok(Some("/last".into()))
+        );
+        assert_eq!(core_worktree("[core \"x\"]\nworktree = /a\n"), Ok(None));
+        assert_eq!(core_worktree("[core]\nworktreefoo = /a\n"), Ok(None));
+        assert_eq!(core_worktree("[core]\nworktree\n"), Err(()));
+        assert_eq!(core_worktree("[core]\nworktree = \"/a\n"), Err(()));
+        assert_eq!(core_worktree("[core\nworktree = /a\n"), Err(()));
+    }
+
+    #[test]
+    fn config_values_are_unquoted_and_unescaped() {
+        assert_eq!(config_value(" a\\\\b\\\"c "), Ok("a\\b\"c".into()));
+        assert_eq!(config_value("a \"b ; c\" d"), Ok("a b ; c d".into()));
+        assert_eq!(config_value("a\\x"), Err(()));
+    }
+
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let s = Scratch::new();
+        let fifo = s.0.join("fifo");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_small(&fifo, SMALL).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn a_file_larger_than_the_limit_is_refused() {
+        let s = Scratch::new();
+        let f = s.0.join("big");
+        fs::write(&f, vec![b'a'; 17]).unwrap();
+        assert_eq!(read_small(&f, 17).unwrap().len(), 17);
+        assert!(read_small(&f, 16).is_err());
     }
 }
