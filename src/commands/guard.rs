@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::guard::runtime::{self, Reply, Request, Runtime};
-use crate::guard::{Block, Decision, Hatches, Why, decide, probe};
+use crate::guard::{Block, Decision, Hatches, Why, decide_in, probe};
 
 /// Decide whether an agent's next action may run: exit 0 allow, 2 block.
 #[derive(clap::Args, Debug, Clone)]
@@ -27,6 +27,8 @@ pub struct Inputs {
     /// The process's working directory; `None` when it cannot be read (which blocks).
     pub cwd: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    /// `CDPATH`, which sends a relative `cd` elsewhere.
+    pub cdpath: Option<String>,
     /// Hook JSON, read only with `--runtime`; `Err` carries why stdin could not be read.
     pub stdin: Option<Result<String, String>>,
 }
@@ -49,20 +51,55 @@ impl Inputs {
             home: std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from),
+            cdpath: std::env::var("CDPATH").ok(),
             stdin,
         }
     }
 }
 
+/// How long the guard may think before it blocks anyway: under the shortest hook timeout `init`
+/// writes (Gemini's 5 s), so a runtime never sees a guard that did not answer.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Runs the guard on this process's environment, prints the answer, returns the exit code
-/// (0 allow, 2 block; for `--runtime copilot` a block is 0 with deny JSON on stdout).
+/// (0 allow, 2 block; for `--runtime copilot` a block is 0 with deny JSON on stdout). Whatever
+/// else happens (a panic, a stall past [`DEADLINE`]) ends the process with a block.
 pub fn run(args: &GuardArgs) -> i32 {
+    fail_closed(args.runtime);
     let reply = answer(args, Inputs::from_process(args));
     // A reply that cannot be written still blocks by its exit code where the runtime honours
     // one; nothing more can be done for it.
     let _ = std::io::stdout().write_all(reply.stdout.as_bytes());
     let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
     reply.code
+}
+
+/// Any outcome but a decision is a block: a panic (release builds abort on one) and a guard
+/// still thinking at the deadline both print the runtime's deny form and exit with its code.
+fn fail_closed(runtime: Option<Runtime>) {
+    let block = move |what: &str| -> ! {
+        let reply = runtime::reply(
+            runtime,
+            &Decision::Block(Block::Failed {
+                what: what.to_string(),
+            }),
+        );
+        let _ = std::io::stdout().write_all(reply.stdout.as_bytes());
+        let _ = std::io::stderr().write_all(reply.stderr.as_bytes());
+        std::process::exit(reply.code)
+    };
+    std::panic::set_hook(Box::new(move |info| {
+        block(&format!("the guard failed: {info}"));
+    }));
+    let _ = std::thread::Builder::new()
+        .name("deadline".into())
+        .spawn(move || {
+            std::thread::sleep(DEADLINE);
+            block(&format!(
+                "the guard took longer than {} s",
+                DEADLINE.as_secs()
+            ));
+        });
 }
 
 /// The whole guard over supplied inputs, with the real filesystem probe.
@@ -82,7 +119,13 @@ pub fn answer_with(
     }
     let decision = match request(args, &inputs) {
         Ok(Request::ReadOnly) => Decision::Allow(Why::ReadOnlyTool),
-        Ok(Request::Act(action)) => decide(&inputs.hatches, &action, inputs.home.as_deref(), probe),
+        Ok(Request::Act(action)) => {
+            let env = crate::guard::shell::Env {
+                home: inputs.home.as_deref(),
+                cdpath: inputs.cdpath.as_deref(),
+            };
+            decide_in(&inputs.hatches, &action, env, probe)
+        }
         Err(what) => Decision::Block(Block::Failed { what }),
     };
     runtime::reply(args.runtime, &decision)

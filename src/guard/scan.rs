@@ -153,6 +153,8 @@ impl<'a> Scanner<'a> {
         let mut cases = 0usize;
         let mut pattern_next = false;
         let mut command_start = true;
+        // Here-document redirects waiting for a body are after the last newline.
+        let mut line_start = 0;
         loop {
             let Some(c) = self.peek() else {
                 return if in_substitution {
@@ -181,7 +183,8 @@ impl<'a> Scanner<'a> {
                 b'\n' => {
                     self.pos += 1;
                     toks.push(Tok::Op(Op::Seq));
-                    self.read_heredocs(&mut toks)?;
+                    self.read_heredocs(&mut toks[line_start..])?;
+                    line_start = toks.len();
                     command_start = true;
                 }
                 b')' if pattern_next && cases > 0 => {

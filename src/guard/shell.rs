@@ -937,7 +937,8 @@ impl Walk<'_> {
                 }
             }
             if xargs {
-                for w in self.upstream.clone() {
+                // Judged once: a later `| xargs` need not judge them again.
+                for w in std::mem::take(&mut self.upstream) {
                     self.named(&w, &by);
                 }
             }
