@@ -718,9 +718,12 @@ const COPILOT_EDIT_KEYS: [&str; 5] = ["{up}", "{down}", "{left}", "{right}", "{b
 fn copilot(v: &Value, home: Option<&Path>) -> Result<Request, String> {
     // camelCase payload (`toolArgs` is JSON inside a string) or the VS Code-style one.
     let (tool, args) = if let Some(tool) = string(v, &["toolName"]) {
-        let args = input_object(v, &["toolArgs"], "toolArgs")
-            .map_err(|e| format!("copilot `toolArgs` does not parse: {e}"))?
-            .unwrap_or(Value::Null);
+        let args = match v.get("toolArgs") {
+            Some(Value::String(s)) => serde_json::from_str(s)
+                .map_err(|e| format!("copilot `toolArgs` does not parse: {e}"))?,
+            Some(other) => other.clone(),
+            None => Value::Null,
+        };
         (tool, args)
     } else {
         let tool = string(v, &["tool_name"]).ok_or("the copilot hook JSON has no `toolName`")?;
