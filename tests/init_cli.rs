@@ -45,6 +45,17 @@ impl Repo {
         std::fs::read_to_string(self.root.join(rel)).unwrap_or_default()
     }
 
+    fn json(&self, rel: &str) -> serde_json::Value {
+        serde_json::from_str(&self.read(rel)).expect("json")
+    }
+
+    /// Uninstalls `runtime` and checks that `rel` is left holding exactly `expected`.
+    fn uninstall_leaves(&self, runtime: &str, rel: &str, expected: serde_json::Value) {
+        let o = self.init(&["--runtime", runtime, "--uninstall"]);
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        assert_eq!(self.json(rel), expected);
+    }
+
     fn mtime(&self, rel: &str) -> SystemTime {
         std::fs::metadata(self.root.join(rel))
             .and_then(|m| m.modified())
@@ -130,13 +141,10 @@ fn settings_are_merged_keeping_foreign_hooks_and_permissions_and_uninstall_resto
             && merged.contains("Bash(npm test)")
             && merged.contains("PreToolUse")
     );
-    let o = r.init(&["--runtime", "claude", "--uninstall"]);
-    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
-    let back: serde_json::Value =
-        serde_json::from_str(&r.read(".claude/settings.json")).expect("json");
-    assert_eq!(
-        back,
-        serde_json::from_str::<serde_json::Value>(foreign).expect("json")
+    r.uninstall_leaves(
+        "claude",
+        ".claude/settings.json",
+        serde_json::from_str(foreign).expect("json"),
     );
 }
 
@@ -221,4 +229,37 @@ fn init_from_a_subdirectory_installs_at_the_checkout_root() {
     let o = r.init(&["src/deep", "--runtime", "claude"]);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(Path::new(&r.root.join(".claude/settings.json")).exists());
+}
+
+#[test]
+fn a_rerun_upgrades_an_install_that_sent_only_some_tools_to_the_guard() {
+    let r = Repo::new("upgrade");
+    std::fs::create_dir_all(r.root.join(".claude")).expect("dir");
+    let earlier = r#"{"permissions":{"allow":["Bash(npm test)"]},"hooks":{"PreToolUse":[{"matcher":"Bash|PowerShell|Monitor|Edit|Write|MultiEdit|NotebookEdit","hooks":[{"type":"command","command":"git berth guard --runtime claude","timeout":10,"onFailure":"block"}]}]}}"#;
+    std::fs::write(r.root.join(".claude/settings.json"), earlier).expect("write");
+    let o = r.init(&["--runtime", "claude"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(err(&o).starts_with("updated "), "{}", err(&o));
+    let doc = r.json(".claude/settings.json");
+    assert_eq!(doc["hooks"]["PreToolUse"].as_array().map(Vec::len), Some(1));
+    assert_eq!(doc["hooks"]["PreToolUse"][0]["matcher"], "*");
+    assert_eq!(doc["permissions"]["allow"][0], "Bash(npm test)");
+    let again = r.init(&["--runtime", "claude"]);
+    assert!(err(&again).contains("already installed"), "{}", err(&again));
+    r.uninstall_leaves(
+        "claude",
+        ".claude/settings.json",
+        serde_json::json!({"permissions":{"allow":["Bash(npm test)"]}}),
+    );
+}
+
+#[test]
+fn uninstall_takes_out_an_install_that_sent_only_some_tools_to_the_guard() {
+    let r = Repo::new("uninstall-earlier");
+    std::fs::create_dir_all(r.root.join(".cursor")).expect("dir");
+    let earlier = r#"{"version":1,"hooks":{"beforeShellExecution":[{"command":"git berth guard --runtime cursor","timeout":10,"failClosed":true}],"preToolUse":[{"command":"git berth guard --runtime cursor","matcher":"Write|Edit|StrReplace|Delete","timeout":10,"failClosed":true}]}}"#;
+    std::fs::write(r.root.join(".cursor/hooks.json"), earlier).expect("write");
+    let o = r.init(&["--runtime", "cursor", "--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!r.root.join(".cursor").exists(), "{}", err(&o));
 }

@@ -206,10 +206,60 @@ pub struct Change {
     pub after: Option<Vec<u8>>,
 }
 
-/// A file init owns outright, or a JSON file it merges its entries into.
+/// A file init owns outright, or a JSON file it merges its entries into. `earlier` holds the
+/// entries earlier versions of berth wrote there, by event: each is upgraded without `--force`.
 enum Install {
-    Whole { path: &'static str, content: String },
-    Merge { path: &'static str, fragment: Value },
+    Whole {
+        path: &'static str,
+        content: String,
+    },
+    Merge {
+        path: &'static str,
+        fragment: Value,
+        earlier: Vec<(String, Value)>,
+    },
+}
+
+/// Matchers earlier versions of berth wrote, before the guard judged every tool: an entry that
+/// differs from this build's only by one of them is berth's own, untouched since, so a re-run
+/// upgrades it without `--force` (an entry changed in any other way still needs it).
+const EARLIER_MATCHERS: [(Runtime, &str, &str); 4] = [
+    (
+        Runtime::Claude,
+        "PreToolUse",
+        "Bash|PowerShell|Monitor|Edit|Write|MultiEdit|NotebookEdit",
+    ),
+    (
+        Runtime::Codex,
+        "PreToolUse",
+        "^(Bash|apply_patch|Edit|Write)$",
+    ),
+    (
+        Runtime::Gemini,
+        "BeforeTool",
+        "run_shell_command|write_file|replace",
+    ),
+    (
+        Runtime::Cursor,
+        "preToolUse",
+        "Write|Edit|StrReplace|Delete",
+    ),
+];
+
+/// This build's entries for `r` as earlier versions wrote them, by event.
+fn earlier_entries(r: Runtime, fragment: &Value) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for (_, event, matcher) in EARLIER_MATCHERS.iter().filter(|(e, ..)| *e == r) {
+        let now = fragment["hooks"][*event].as_array().into_iter().flatten();
+        for entry in now {
+            let mut then = entry.clone();
+            if let Some(obj) = then.as_object_mut() {
+                obj.insert("matcher".into(), Value::from(*matcher));
+            }
+            out.push((event.to_string(), then));
+        }
+    }
+    out
 }
 
 fn guard_command(r: Runtime) -> String {
@@ -277,10 +327,11 @@ fn install(r: Runtime, worktrees: bool) -> Install {
                 let wt = fragment(include_str!("../../hooks/claude/worktrees.json"), r);
                 // Both fragments come from this build and are objects; a merge of two objects
                 // without force cannot be refused here, as they share no entry.
-                let _ = merge_into(&mut frag, &wt, false);
+                let _ = merge_into(&mut frag, &wt, &[], false);
             }
             Install::Merge {
                 path: at.path,
+                earlier: earlier_entries(r, &frag),
                 fragment: frag,
             }
         }
@@ -339,11 +390,15 @@ pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Ref
                     }),
                 }
             }
-            Install::Merge { path, fragment } => {
+            Install::Merge {
+                path,
+                fragment,
+                earlier,
+            } => {
                 let before = read(path).map_err(Refusal::new)?;
                 let mut doc = parse_object(path, before.as_deref())?;
                 let original = doc.clone();
-                merge_into(&mut doc, &fragment, want.force).map_err(|what| {
+                merge_into(&mut doc, &fragment, &earlier, want.force).map_err(|what| {
                     Refusal::new(format!("{path}: {what}")).hint(format!(
                         "{} init --runtime {} --force",
                         names::TOOL,
@@ -447,8 +502,14 @@ fn is_ours(v: &Value, ours: &[String]) -> bool {
 }
 
 /// Adds the fragment's top-level keys that are missing, and its entries under `hooks.<event>`
-/// that are not there yet. A berth entry that differs is replaced with `force`, else refused.
-fn merge_into(doc: &mut Value, fragment: &Value, force: bool) -> Result<(), String> {
+/// that are not there yet. A berth entry that differs is replaced when it is one of `earlier`
+/// (as an earlier version wrote it) or with `force`, and refused otherwise.
+fn merge_into(
+    doc: &mut Value,
+    fragment: &Value,
+    earlier: &[(String, Value)],
+    force: bool,
+) -> Result<(), String> {
     let (Some(doc), Some(frag)) = (doc.as_object_mut(), fragment.as_object()) else {
         return Err("is not a JSON object".into());
     };
@@ -481,7 +542,9 @@ fn merge_into(doc: &mut Value, fragment: &Value, force: bool) -> Result<(), Stri
                 // runtime's berth entry in a shared file is left alone.
                 let commands = commands_in(entry);
                 let same = list.iter().position(|e| is_ours(e, &commands));
+                let upgrade = |old: &Value| earlier.iter().any(|(e, v)| e == event && v == old);
                 match same {
+                    Some(i) if upgrade(&list[i]) => list[i] = entry.clone(),
                     Some(_) if !force => {
                         return Err(format!(
                             "a different `{}` entry is already under `hooks.{event}`",
@@ -770,14 +833,123 @@ mod tests {
             "git berth guard --runtime claude"
         );
         assert_eq!(pre[1]["hooks"][0]["onFailure"], "block");
-        for tool in ["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"] {
-            assert!(
-                pre[1]["matcher"]
-                    .as_str()
-                    .is_some_and(|m| m.split('|').any(|t| t == tool)),
-                "{tool}"
-            );
+        // Every tool goes to the guard: it allows readers and judges the rest.
+        assert_eq!(pre[1]["matcher"], "*");
+    }
+
+    /// What the version before every tool was routed to the guard wrote, beside a foreign hook.
+    const EARLIER: [(&str, &str); 4] = [
+        (
+            names::CLAUDE_SETTINGS,
+            r#"{"model":"opus","hooks":{"PreToolUse":[
+              {"matcher":"Bash","hooks":[{"type":"command","command":"herdr report"}]},
+              {"matcher":"Bash|PowerShell|Monitor|Edit|Write|MultiEdit|NotebookEdit","hooks":[
+                {"type":"command","command":"git berth guard --runtime claude","timeout":10,"onFailure":"block"}]}]}}"#,
+        ),
+        (
+            names::CODEX_HOOKS,
+            r#"{"hooks":{"PreToolUse":[{"matcher":"^(Bash|apply_patch|Edit|Write)$","hooks":[
+              {"type":"command","command":"git berth guard --runtime codex","timeout":30}]}],
+              "Stop":[{"hooks":[{"type":"command","command":"notify"}]}]}}"#,
+        ),
+        (
+            names::GEMINI_SETTINGS,
+            r#"{"hooks":{"BeforeTool":[{"matcher":"run_shell_command|write_file|replace","hooks":[
+              {"name":"git-berth-guard","type":"command","command":"git berth guard --runtime gemini","timeout":5000}]}]},
+              "theme":"dark"}"#,
+        ),
+        (
+            names::CURSOR_HOOKS,
+            r#"{"version":1,"hooks":{
+              "beforeShellExecution":[{"command":"git berth guard --runtime cursor","timeout":10,"failClosed":true}],
+              "preToolUse":[{"command":"git berth guard --runtime cursor","matcher":"Write|Edit|StrReplace|Delete","timeout":10,"failClosed":true}],
+              "afterFileEdit":[{"command":"fmt"}]}}"#,
+        ),
+    ];
+
+    const EARLIER_RUNTIMES: [Runtime; 4] = [
+        Runtime::Claude,
+        Runtime::Codex,
+        Runtime::Gemini,
+        Runtime::Cursor,
+    ];
+
+    fn earlier_install() -> Files {
+        let files = Files::default();
+        for (path, text) in EARLIER {
+            files
+                .0
+                .borrow_mut()
+                .insert(path.into(), text.as_bytes().to_vec());
         }
+        files
+    }
+
+    #[test]
+    fn an_install_from_before_every_tool_was_judged_is_upgraded_without_force() {
+        let files = earlier_install();
+        let w = want(&EARLIER_RUNTIMES);
+        let changes = plan_install(&w, &files.reader()).expect("upgrade needs no --force");
+        assert_eq!(changes.len(), EARLIER.len());
+        files.apply(&changes);
+        for (path, event) in [
+            (names::CLAUDE_SETTINGS, "PreToolUse"),
+            (names::CODEX_HOOKS, "PreToolUse"),
+            (names::GEMINI_SETTINGS, "BeforeTool"),
+        ] {
+            let doc = files.json(path);
+            let ours: Vec<&Value> = doc["hooks"][event]
+                .as_array()
+                .expect("list")
+                .iter()
+                .filter(|e| is_ours(e, &our_commands()))
+                .collect();
+            assert_eq!(ours.len(), 1, "{path}: {doc}");
+            assert_eq!(ours[0]["matcher"], "*", "{path}");
+        }
+        let cursor = files.json(names::CURSOR_HOOKS);
+        assert_eq!(
+            cursor["hooks"]["preToolUse"].as_array().map(Vec::len),
+            Some(1)
+        );
+        assert!(cursor["hooks"]["preToolUse"][0].get("matcher").is_none());
+        assert_eq!(cursor["hooks"]["afterFileEdit"][0]["command"], "fmt");
+        assert_eq!(files.json(names::CLAUDE_SETTINGS)["model"], "opus");
+        assert_eq!(plan_install(&w, &files.reader()).expect("plan"), vec![]);
+    }
+
+    #[test]
+    fn an_earlier_entry_changed_by_hand_still_needs_force() {
+        let mut doc: Value = serde_json::from_str(EARLIER[0].1).expect("json");
+        doc["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"] = 99.into();
+        let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
+        let err = plan_install(&want(&[Runtime::Claude]), &files.reader()).expect_err("refused");
+        assert!(err.hint.as_deref().is_some_and(|h| h.contains("--force")));
+    }
+
+    #[test]
+    fn uninstall_takes_out_an_install_from_before_every_tool_was_judged() {
+        let files = earlier_install();
+        let changes = plan_uninstall(&want(&EARLIER_RUNTIMES), &files.reader()).expect("plan");
+        files.apply(&changes);
+        let claude = files.json(names::CLAUDE_SETTINGS);
+        assert_eq!(
+            claude,
+            serde_json::json!({"model":"opus","hooks":{"PreToolUse":[
+                {"matcher":"Bash","hooks":[{"type":"command","command":"herdr report"}]}]}})
+        );
+        let cursor = files.json(names::CURSOR_HOOKS);
+        assert_eq!(
+            cursor,
+            serde_json::json!({"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}})
+        );
+        assert!(
+            !files
+                .json(names::GEMINI_SETTINGS)
+                .to_string()
+                .contains("berth")
+        );
+        assert!(!files.json(names::CODEX_HOOKS).to_string().contains("berth"));
     }
 
     #[test]
