@@ -557,10 +557,10 @@ fn codex(v: &Value, home: Option<&Path>) -> Result<Request, String> {
     let cwd = absolute_dir(v, &["cwd"])?;
     Ok(match tool {
         "Bash" | "exec_command" | "shell" | "local_shell" | "shell_command" => {
-            let key = if get(v, &["tool_input", "command"]).is_some() {
-                "command"
-            } else {
-                "cmd"
+            // `exec_command` names it `cmd`; every other shell tool `command`.
+            let key = match get(v, &["tool_input", "command"]) {
+                None if get(v, &["tool_input", "cmd"]).is_some() => "cmd",
+                _ => "command",
             };
             let dir = string(v, &["tool_input", "workdir"]).map_or(cwd.clone(), |d| cwd.join(d));
             if let Some(found) = get(v, &["tool_input", key]).and_then(codex_patch) {
