@@ -104,7 +104,8 @@ fn fail_closed(runtime: Option<Runtime>) {
 
 /// The whole guard over supplied inputs, with the real filesystem probe.
 pub fn answer(args: &GuardArgs, inputs: Inputs) -> Reply {
-    answer_with(args, inputs, &mut probe::locate)
+    let mut locator = probe::Locator::default();
+    answer_with(args, inputs, &mut |p| locator.locate(p))
 }
 
 /// The whole guard over supplied inputs and probe: the seam the tests drive.

@@ -104,8 +104,14 @@ const BESIDE: [Tail; 4] = [
     folder(".opencode/plugin"),
 ];
 
-/// The user's own settings for each runtime, relative to the home directory.
-const IN_HOME: [Tail; 10] = [
+/// The user's own settings for each runtime, relative to the home directory, and the
+/// configuration that sends git or worktrunk elsewhere for every checkout (hooks, aliases,
+/// includes; worktrunk's hooks run on `wt switch`, which the whitelist lets through).
+const IN_HOME: [Tail; 14] = [
+    file(".gitconfig"),
+    file(".config/git/config"),
+    file(".config/worktrunk/config.toml"),
+    file(".config/wt.toml"),
     file(".claude/settings.json"),
     file(".claude/settings.local.json"),
     folder(".claude/hooks"),
@@ -265,6 +271,9 @@ mod tests {
                 "/home/u/.config/opencode/plugin/guard.js",
                 "/home/u/.pi/agent/extensions/guard.ts",
                 "/home/u/.pi/agent/extensions/guard/index.ts",
+                "/home/u/.gitconfig",
+                "/home/u/.config/git/config",
+                "/home/u/.config/worktrunk/config.toml",
                 "/home/u/.config",
             ],
             true,
