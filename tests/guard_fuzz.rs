@@ -13,7 +13,7 @@ const PRIMARY: &str = "/repo/primary";
 const LINKED: &str = "/repo/linked";
 
 /// Far above what any input here needs in a debug build; a quadratic path blows through it.
-const BOUND: Duration = Duration::from_millis(1500);
+const BOUND: Duration = Duration::from_secs(3);
 
 fn probe(path: &Path) -> std::io::Result<Place> {
     Ok(if path.starts_with(PRIMARY) {
@@ -237,6 +237,10 @@ fn pathological() -> Vec<(String, String)> {
         (
             "10,000 lines each with a here-document".into(),
             format!("{}touch ../primary/x", "cat <<E\nx\nE\n".repeat(10_000)),
+        ),
+        (
+            "20,000 wrappers".into(),
+            format!("{}touch ../primary/x", "nohup ".repeat(20_000)),
         ),
         (
             "10,000 `sh -c` levels of quoting".into(),

@@ -12,6 +12,9 @@ use super::scan::{self, NotShell, Op, Redirect, Tok, Word};
 /// More possible current directories than this and the command is too tangled to follow.
 pub const MAX_DIRS: usize = 16;
 
+/// Linux's `PATH_MAX`: a path longer than this names nothing a program can open by name.
+const MAX_PATH_BYTES: usize = 4096;
+
 /// A directory the shell may be in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Dir {
@@ -65,6 +68,7 @@ pub fn effects(command: &str, cwd: &Path, env: Env<'_>) -> Result<Vec<Effect>, N
         commands: 0,
         upstream: Vec::new(),
         last_words: Vec::new(),
+        chdir: None,
     };
     walk.taint(&toks);
     walk.list(&toks);
@@ -307,6 +311,8 @@ struct Walk<'e> {
     upstream: Vec<String>,
     /// The literal words of the simple command just walked.
     last_words: Vec<String>,
+    /// Where a wrapper (`env -C`, `sudo -D`) sends the command it runs.
+    chdir: Option<Vec<Dir>>,
 }
 
 /// A word with its value (`None`: only the shell knows it).
@@ -660,8 +666,7 @@ impl Walk<'_> {
             }
             _ => {}
         }
-        self.program(&program, args, redirects, pos);
-        None
+        self.program(&program, args, redirects, pos)
     }
 
     /// `read GIT_DIR`, `printf -v GIT_WORK_TREE ...`: git would be pointed somewhere only the
@@ -789,18 +794,34 @@ impl Walk<'_> {
         }
     }
 
-    /// What a named program does with its arguments.
-    fn program(&mut self, program: &str, args: &[Arg], redirects: &[&Redirect], pos: Position) {
+    /// What a named program does with its arguments. Returns where the shell goes when the
+    /// program is a wrapped `cd` (`builtin cd x`).
+    fn program(
+        &mut self,
+        program: &str,
+        args: &[Arg],
+        redirects: &[&Redirect],
+        pos: Position,
+    ) -> Option<Vec<Dir>> {
         let rest = &args[1..];
         let by = format!("`{program}`");
         if WRAPPERS.contains(&program) {
-            return self.wrapper(program, args, redirects, pos);
+            if self.depth >= scan::MAX_NESTING {
+                self.unknown("commands wrapped too deep");
+                return None;
+            }
+            self.depth += 1;
+            let into = self.wrapper(program, args, redirects, pos);
+            self.depth -= 1;
+            return into;
         }
         if program == "git" {
-            return self.git(rest);
+            self.git(rest);
+            return None;
         }
         if SHELLS.contains(&program) {
-            return self.shell(program, rest, redirects, pos);
+            self.shell(program, rest, redirects, pos);
+            return None;
         }
         if INTERPRETERS.contains(&program) {
             // The script is text to judge like any argument; read from a pipe, it is unknown.
@@ -811,31 +832,39 @@ impl Walk<'_> {
             });
             if !has_script && pos.piped_in {
                 self.unknown(format!("a script piped into `{program}`"));
-                return;
+                return None;
             }
             for r in redirects.iter().filter(|r| r.stdin_text()) {
                 self.named_text(r, &by);
             }
         }
         if is_reader(program, rest) {
-            return;
+            return None;
         }
         if let Some(dest) = copy_destination(program, rest) {
             // `cp ../primary/.env .env` reads the primary and writes only where it copies to.
-            return match dest {
+            match dest {
                 Some(d) => self.writes_path(&d, &by, true),
                 None => self.unknown(format!("where `{program}` copies to")),
-            };
+            }
+            return None;
         }
         for a in rest {
             if let Some(t) = &a.text {
                 self.named(t, &by);
             }
         }
+        None
     }
 
     /// `sudo`, `env`, `xargs`, `timeout 5`, ...: their options, then the command they run.
-    fn wrapper(&mut self, wrapper: &str, args: &[Arg], redirects: &[&Redirect], pos: Position) {
+    fn wrapper(
+        &mut self,
+        wrapper: &str,
+        args: &[Arg],
+        redirects: &[&Redirect],
+        pos: Position,
+    ) -> Option<Vec<Dir>> {
         let by = format!("`{wrapper}`");
         let mut i = 1;
         let mut chdir: Option<&Arg> = None;
@@ -898,7 +927,7 @@ impl Walk<'_> {
         }
         let inner = &args[i.min(args.len())..];
         if inner.is_empty() {
-            return;
+            return None;
         }
         if wrapper == "watch" {
             // `watch 'cmd'` runs its words as shell text.
@@ -907,12 +936,18 @@ impl Walk<'_> {
                 Some(t) => self.nested_text(&t.join(" ")),
                 None => self.unknown(raw_of(inner)),
             }
-            return;
+            return None;
         }
+        // `env -C dir cmd`: the command and the paths it names are taken from there.
+        let shell_dirs = self
+            .chdir
+            .take()
+            .map(|d| std::mem::replace(&mut self.dirs, d));
         let xargs = matches!(wrapper, "xargs" | "parallel");
+        let into;
         let writes = match inner[0].program().map(str::to_string) {
             Some(p) if p == "cd" || p == "pushd" => {
-                self.change_dir(&inner[0], &inner[1..]);
+                into = self.change_dir(&inner[0], &inner[1..]);
                 false
             }
             Some(p) => {
@@ -920,11 +955,11 @@ impl Walk<'_> {
                 if p != "git" {
                     self.runs_here(&p, reads);
                 }
-                self.program(&p, inner, redirects, pos);
+                into = self.program(&p, inner, redirects, pos);
                 !reads
             }
             None => {
-                self.dynamic_command(inner);
+                into = self.dynamic_command(inner);
                 true
             }
         };
@@ -943,23 +978,33 @@ impl Walk<'_> {
                 }
             }
         }
+        match shell_dirs {
+            // A `cd` run inside `env -C` changes nothing for the shell.
+            Some(d) => {
+                self.dirs = d;
+                None
+            }
+            None => into,
+        }
     }
 }
 
 impl Walk<'_> {
-    /// `env -C dir`, `sudo -D dir`: the wrapped command runs there.
+    /// `env -C dir`, `sudo -D dir`: the wrapped command runs there (see `self.chdir`).
     fn chdir_to(&mut self, text: Option<&str>, raw: &str) {
         match text {
             Some(t) => {
-                for d in self.resolve_dirs(t) {
+                let dirs = self.resolve_dirs(t);
+                for d in &dirs {
                     if let Dir::Path(p) = d {
                         self.emit(Effect::Runs {
-                            dir: p,
+                            dir: p.clone(),
                             program: raw.to_string(),
                             reads: false,
                         });
                     }
                 }
+                self.chdir = Some(dirs);
             }
             None => self.unknown(raw.to_string()),
         }
@@ -1318,11 +1363,20 @@ impl Walk<'_> {
         } else {
             PathBuf::from(text)
         };
+        let folded = match d {
+            _ if path.is_absolute() => fold(&path),
+            Dir::Path(base) => fold(&base.join(&path)),
+            Dir::Berth(_) => PathBuf::new(),
+        };
+        if folded.as_os_str().len() > MAX_PATH_BYTES {
+            self.unknown(format!("a path longer than {MAX_PATH_BYTES} bytes"));
+            return Vec::new();
+        }
         if path.is_absolute() {
-            return vec![Dir::Path(fold(&path))];
+            return vec![Dir::Path(folded)];
         }
         match d {
-            Dir::Path(base) => vec![Dir::Path(fold(&base.join(path)))],
+            Dir::Path(_) => vec![Dir::Path(folded)],
             // Inside a worktree berth named, a path that does not climb out stays in it.
             Dir::Berth(name) => {
                 if path.components().any(|c| c == Component::ParentDir) {
