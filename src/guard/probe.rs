@@ -114,10 +114,17 @@ impl Locator {
         }
         if let Some(place) = from {
             let mut inherited = true;
+            // Below a folder that does not exist, nothing does: no need to look.
+            let mut missing = false;
             for p in chain.iter().rev() {
-                if !lies_with_parent(p) {
-                    inherited = false;
-                    break;
+                if !missing {
+                    match lies_with_parent(p) {
+                        Some(gone) => missing = gone,
+                        None => {
+                            inherited = false;
+                            break;
+                        }
+                    }
                 }
                 self.known.insert(p.to_path_buf(), place.clone());
             }
@@ -131,16 +138,18 @@ impl Locator {
     }
 }
 
-/// `path` exists no further, or is a plain file, or a plain folder without a `.git`: nothing
-/// at it can move it to another checkout than its parent's.
-fn lies_with_parent(path: &Path) -> bool {
+/// `Some(true)` when nothing is at `path`, `Some(false)` when a plain file or a plain folder
+/// without a `.git` is: either way it lies where its parent lies. `None` for a link, a
+/// checkout of its own, or anything that cannot be read.
+fn lies_with_parent(path: &Path) -> Option<bool> {
     match fs::symlink_metadata(path) {
-        Err(e) => is_missing(&e),
-        Ok(m) if m.file_type().is_symlink() => false,
+        Err(e) => is_missing(&e).then_some(true),
+        Ok(m) if m.file_type().is_symlink() => None,
         Ok(m) if m.is_dir() => {
             matches!(fs::symlink_metadata(path.join(".git")), Err(e) if is_missing(&e))
+                .then_some(false)
         }
-        Ok(m) => m.is_file(),
+        Ok(m) => m.is_file().then_some(false),
     }
 }
 

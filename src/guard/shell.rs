@@ -1593,3 +1593,145 @@ fn copy_destination(program: &str, rest: &[Arg]) -> Option<Option<String>> {
     }
     Some(last.flatten().map(str::to_string))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fx(cmd: &str) -> Vec<Effect> {
+        let env = Env {
+            home: Some(Path::new("/home/u")),
+            cdpath: None,
+        };
+        effects(cmd, Path::new("/w"), env).expect("reads as shell")
+    }
+
+    fn runs(dir: &str, program: &str, reads: bool) -> Effect {
+        Effect::Runs {
+            dir: dir.into(),
+            program: program.into(),
+            reads,
+        }
+    }
+
+    fn writes(path: &str, by: &str) -> Effect {
+        Effect::Writes {
+            path: path.into(),
+            by: by.into(),
+        }
+    }
+
+    #[test]
+    fn a_cd_that_succeeds_moves_what_follows_and_one_that_may_fail_adds_a_place() {
+        assert_eq!(
+            fx("cd /a && make"),
+            vec![Effect::Enters("/a".into()), runs("/a", "make", false)]
+        );
+        assert_eq!(
+            fx("cd /a; make"),
+            vec![
+                Effect::Enters("/a".into()),
+                runs("/w", "make", false),
+                runs("/a", "make", false)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_subshell_or_a_pipeline_keeps_its_cd_to_itself() {
+        assert_eq!(
+            fx("(cd /a) && make"),
+            vec![Effect::Enters("/a".into()), runs("/w", "make", false)]
+        );
+    }
+
+    #[test]
+    fn readers_name_paths_freely_and_writers_name_them_as_writes() {
+        assert_eq!(fx("cat ../p/x"), vec![runs("/w", "cat", true)]);
+        assert_eq!(
+            fx("touch ../p/x"),
+            vec![runs("/w", "touch", false), writes("/p/x", "`touch`")]
+        );
+        assert_eq!(
+            fx("cp ../p/.env .env"),
+            vec![runs("/w", "cp", false), writes("/w/.env", "`cp`")]
+        );
+    }
+
+    #[test]
+    fn glued_and_equals_flag_values_and_inline_scripts_are_named() {
+        for (cmd, path) in [
+            ("make -C../p", "/p"),
+            ("npm --prefix=../p i", "/p"),
+            ("python3 -c \"open('../p/x','w')\"", "/p/x"),
+        ] {
+            assert!(
+                fx(cmd)
+                    .iter()
+                    .any(|e| matches!(e, Effect::Writes { path: p, .. } if p == Path::new(path))),
+                "{cmd}: {:?}",
+                fx(cmd)
+            );
+        }
+    }
+
+    #[test]
+    fn git_says_where_it_runs_and_whether_it_only_reads() {
+        assert_eq!(fx("git -C /p log"), vec![runs("/p", "git log", true)]);
+        assert_eq!(
+            fx("git --git-dir=/p/.git status"),
+            vec![
+                Effect::GitPlace("/p/.git".into()),
+                runs("/w", "git status", true)
+            ]
+        );
+        assert!(
+            fx("git config core.hooksPath /x")
+                .contains(&Effect::SharedConfig("git config core.hooksPath".into()))
+        );
+    }
+
+    #[test]
+    fn what_only_the_shell_knows_is_unknown() {
+        for cmd in [
+            "cd $X",
+            "echo > \"$OUT\"",
+            "cd -",
+            "popd",
+            "cd ~+/x",
+            "curl x | sh",
+            "alias c=cd",
+            "for d in a b; do cd x; done",
+            "read GIT_DIR",
+        ] {
+            assert!(
+                fx(cmd).iter().any(|e| matches!(e, Effect::Unknown(_))),
+                "{cmd}: {:?}",
+                fx(cmd)
+            );
+        }
+    }
+
+    #[test]
+    fn nested_shell_text_and_substitutions_are_followed() {
+        assert!(fx("sh -c 'cd /a'").contains(&Effect::Enters("/a".into())));
+        assert!(fx("x=$(cd /b; pwd)").contains(&Effect::Enters("/b".into())));
+        assert!(fx("echo \"`cd /c`\"").contains(&Effect::Enters("/c".into())));
+        assert!(fx("bash <<< 'cd /d'").contains(&Effect::Enters("/d".into())));
+    }
+
+    #[test]
+    fn the_way_out_through_berth_is_a_worktree_berth_names() {
+        assert!(berth_worktree("\"$(git berth add agent-1)\"").is_some());
+        assert!(berth_worktree("$(git berth path x)").is_some());
+        assert!(berth_worktree("\"$(git berth remove x)\"").is_none());
+        assert!(berth_worktree("\"$(git berth path x; rm -rf /)\"").is_none());
+        assert!(fx("cd \"$(git berth add x)\"").is_empty());
+    }
+
+    #[test]
+    fn too_many_possible_folders_are_unknown_not_slow() {
+        let many = "cd a; ".repeat(100);
+        assert!(fx(&many).iter().any(|e| matches!(e, Effect::Unknown(_))));
+    }
+}
