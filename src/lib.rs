@@ -16,3 +16,4 @@ pub mod seed;
 pub mod session;
 pub mod slug;
 pub mod statefile;
+pub mod worktree;

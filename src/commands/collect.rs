@@ -185,7 +185,7 @@ fn human(out: &mut dyn Write, overview: &Overview) -> Result<()> {
             }
         )?;
         for c in w.commits.iter().take(5) {
-            writeln!(out, "    {} {}", super::add::short(&c.id), c.subject)?;
+            writeln!(out, "    {} {}", crate::worktree::short(&c.id), c.subject)?;
         }
         if w.commits.len() > 5 {
             writeln!(out, "    ... {} more", w.commits.len() - 5)?;

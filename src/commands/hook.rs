@@ -64,15 +64,11 @@ fn create(input: &HookInput, out: &mut dyn Write) -> Result<()> {
         crate::session::validate(session)?;
         ctx.session_flag = Some(session.to_owned());
     }
-    let added = super::add::add(
+    let added = crate::worktree::create::add(
         &ctx,
-        &super::add::AddArgs {
+        &crate::worktree::create::AddRequest {
             name: name.to_owned(),
-            base: None,
-            branch: None,
-            no_reuse: false,
-            no_setup: false,
-            json: false,
+            ..Default::default()
         },
     )?;
     writeln!(out, "{}", real_or_same(&added.path).display())?;
@@ -104,12 +100,14 @@ fn remove(input: &HookInput) -> Result<()> {
             names::TOOL
         )));
     };
-    let args = super::remove::RemoveArgs {
-        names: vec![record.name.clone()],
-        force: false,
-        delete_branch: false,
-    };
-    if let Err(err) = super::remove::run(&ctx, &args, &mut std::io::sink()) {
+    let removed = crate::worktree::remove::remove(
+        &ctx,
+        std::slice::from_ref(&record.name),
+        false,
+        false,
+        &mut |done| eprintln!("{done}"),
+    );
+    if let Err(err) = removed {
         // Claude Code only logs a failed WorktreeRemove; keeping work is the expected outcome.
         let (line, hint) = render(&err);
         eprintln!("{}: kept {}: {line}", names::TOOL, path.display());

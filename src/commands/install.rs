@@ -3,11 +3,9 @@
 //! each comes from. It never stages or commits.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::error::refuse_with_hint;
 use crate::hooks::{self, Origin};
 use crate::names;
 use crate::repo::Context;
@@ -29,7 +27,7 @@ pub struct InstallArgs {
 }
 
 pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()> {
-    let checkout = checkout(ctx)?;
+    let checkout = crate::worktree::checkout_here(ctx)?;
     if args.setup.is_none() && args.teardown.is_none() && args.ports.is_none() {
         let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
         if in_force.iter().next().is_none() {
@@ -86,17 +84,4 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
         writeln!(out, "{}", path.display())?;
     }
     Ok(())
-}
-
-/// The checkout the command runs in (hooks are read and written there).
-pub fn checkout(ctx: &Context) -> Result<PathBuf> {
-    ctx.current.clone().ok_or_else(|| {
-        refuse_with_hint(
-            "there is no checkout here to hold .worktree-hooks (a bare repository)",
-            format!(
-                "run it in a worktree, or use {} install --local",
-                names::TOOL
-            ),
-        )
-    })
 }

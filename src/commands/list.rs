@@ -222,7 +222,7 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
         .iter()
         .map(|r| {
             let base = match (&r.base_ref, &r.base) {
-                (Some(name), Some(id)) => format!("{name}@{}", super::add::short(id)),
+                (Some(name), Some(id)) => format!("{name}@{}", crate::worktree::short(id)),
                 _ => "-".to_owned(),
             };
             let drift = match (r.ahead, r.behind) {

@@ -5,9 +5,10 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::error::refuse_with_hint;
-use crate::registry::{Registry, Store};
+use crate::names;
+use crate::registry::Store;
 use crate::repo::Context;
-use crate::{inventory, names};
+use crate::worktree::find;
 
 #[derive(Debug, clap::Args)]
 pub struct PathArgs {
@@ -35,27 +36,4 @@ pub fn run(ctx: &Context, args: &PathArgs, out: &mut dyn Write) -> Result<()> {
     }
     writeln!(out, "{}", entry.path.display())?;
     Ok(())
-}
-
-/// The managed worktree called `name` (or whose slug is `name`), reconciled with git.
-pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Entry> {
-    let record = registry.find(name).ok_or_else(|| unknown(name))?;
-    let one = Registry {
-        version: registry.version,
-        worktrees: vec![record.clone()],
-    };
-    inventory::entries(ctx, &one, false)?
-        .pop()
-        .ok_or_else(|| unknown(name))
-}
-
-pub fn unknown(name: &str) -> anyhow::Error {
-    refuse_with_hint(
-        format!("no worktree named '{name}'"),
-        format!(
-            "see the names with {} list, or make it with {} add '{name}'",
-            names::TOOL,
-            names::TOOL
-        ),
-    )
 }

@@ -22,8 +22,7 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     let verb = |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
 
     if !args.dry_run {
-        let mut locked = store.lock()?;
-        super::add::roll_back_dead_adds(ctx, &mut locked)?;
+        crate::worktree::lock(ctx)?;
     }
     let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
     for entry in &stale {
@@ -65,7 +64,7 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     if !args.dry_run {
         for record in &forgotten {
             if let Some(primary) = &ctx.primary
-                && let Err(err) = super::setup::teardown(ctx, record, primary)
+                && let Err(err) = crate::worktree::bring_up::teardown(ctx, record, primary)
             {
                 eprintln!(
                     "{}: teardown of '{}' failed: {err:#}",

@@ -17,7 +17,7 @@ pub struct TrustArgs {
 }
 
 pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
-    let checkout = super::install::checkout(ctx)?;
+    let checkout = crate::worktree::checkout_here(ctx)?;
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
     let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown]
         .into_iter()

@@ -1,0 +1,343 @@
+//! Bring up and tear down: trust, the port block, seeding, the setup hook; and the teardown hook
+//! when a worktree goes. `setup` brings an existing worktree up to date (safe to repeat), adopting
+//! a linked worktree berth did not make.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+use crate::error::refuse_with_hint;
+use crate::hooks::{self, Hook, Hooks, Origin};
+use crate::ports::{self, Block, PortRange};
+use crate::registry::{self, Locked, Record, SetupState, Store};
+use crate::repo::{Context, real_or_same};
+use crate::{names, seed, slug};
+
+/// Bring the worktree `name` (or, with `None`, the one the caller stands in, adopted if berth did
+/// not make it) up to date with the hooks: port block, seeding, setup. Returns its record.
+pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
+    let store = Store::new(ctx.state_dir());
+    let mut locked = super::lock(ctx)?;
+    let name = match name {
+        Some(name) => locked
+            .registry
+            .find(name)
+            .map(|r| r.name.clone())
+            .ok_or_else(|| super::unknown(name))?,
+        None => adopt_here(ctx, &mut locked)?,
+    };
+    let record = locked.registry.find(&name).expect("found above").clone();
+    if !record.path.is_dir() {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{name}' is missing: {} is gone",
+                record.path.display()
+            ),
+            format!("{} prune", names::TOOL),
+        ));
+    }
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
+    ensure_trusted(ctx, &in_force)?;
+    give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
+    let entry = locked.registry.find_exact_mut(&name).expect("found above");
+    entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
+    let record = entry.clone();
+    locked.save()?;
+    drop(locked);
+    bring_up(ctx, &store, &record, &in_force)?;
+    Ok(record)
+}
+
+/// The managed worktree the caller stands in; a linked worktree berth did not make is adopted
+/// (registered under its folder's name).
+fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
+    let current = ctx
+        .current
+        .clone()
+        .filter(|_| ctx.standing == crate::repo::Standing::Linked);
+    let Some(current) = current else {
+        return Err(refuse_with_hint(
+            "name the worktree to set up; you are not in a linked worktree",
+            format!("{} setup <name>", names::TOOL),
+        ));
+    };
+    if let Some(record) = locked
+        .registry
+        .worktrees
+        .iter()
+        .find(|r| real_or_same(&r.path) == current)
+    {
+        return Ok(record.name.clone());
+    }
+    let name = current
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let slug = slug::slug(&name)?;
+    if locked.registry.worktrees.iter().any(|r| r.slug == slug) {
+        return Err(refuse_with_hint(
+            format!(
+                "cannot adopt {}: a worktree named '{name}' is registered already",
+                current.display()
+            ),
+            format!(
+                "set up the registered one with {} setup '{name}', or rename this folder with git worktree move",
+                names::TOOL
+            ),
+        ));
+    }
+    let head = ctx.repo.head_id().map(|id| id.detach()).ok();
+    let branch = ctx
+        .repo
+        .head_name()
+        .ok()
+        .flatten()
+        .map(|n| n.shorten().to_string())
+        .unwrap_or_else(|| "HEAD".to_owned());
+    let me = ctx.session()?;
+    let now = registry::now();
+    locked.registry.worktrees.push(Record {
+        name: name.clone(),
+        slug,
+        path: current.clone(),
+        branch: branch.clone(),
+        base_ref: branch,
+        base_commit: head.map(|h| h.to_string()).unwrap_or_default(),
+        created: now,
+        claim: Some(me.claim(now)),
+        creating: None,
+        setup: None,
+        ports: None,
+    });
+    locked.save()?;
+    eprintln!("adopted {} as '{name}'", current.display());
+    Ok(name)
+}
+
+/// A setup or teardown hook that is not trusted stops the command before anything is made.
+pub fn ensure_trusted(ctx: &Context, in_force: &Hooks) -> Result<()> {
+    let scripts: Vec<&Hook> = [&in_force.setup, &in_force.teardown]
+        .into_iter()
+        .flatten()
+        .collect();
+    hooks::ensure_trusted(&ctx.common_dir, &scripts)
+}
+
+/// Give, keep, resize or free the worktree's port block as the project's `ports` hook asks.
+/// Called under the registry lock (the ports lock is taken after it).
+pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Given> {
+    try_give_ports(ctx, record, in_force)?.map_err(|exhausted| exhausted.refusal())
+}
+
+/// The block a worktree got, and the gone worktrees of this clone whose blocks it took over:
+/// their teardown has run, so the caller forgets them (prune must not tear them down again, nor
+/// show their old block).
+#[derive(Debug, Default)]
+pub struct Given {
+    pub block: Option<Block>,
+    pub forget: Vec<String>,
+}
+
+impl Given {
+    /// Record the block on `name` and forget the worktrees whose blocks were taken over.
+    pub fn apply(self, registry: &mut registry::Registry, name: &str) {
+        for gone in &self.forget {
+            if gone != name {
+                registry.remove(gone);
+            }
+        }
+        if let Some(entry) = registry.find_exact_mut(name) {
+            entry.ports = self.block;
+        }
+    }
+}
+
+/// [`give_ports`], telling "no run of units is free" apart from other errors, so that `add` can
+/// make room first.
+pub fn try_give_ports(
+    ctx: &Context,
+    record: &Record,
+    in_force: &Hooks,
+) -> Result<Result<Given, ports::Exhausted>> {
+    let store = ports::Store::machine()?;
+    let Some(wanted) = in_force.ports()? else {
+        if record.ports.is_some() {
+            store.free(&ctx.common_dir, &record.name)?;
+        }
+        return Ok(Ok(Given::default()));
+    };
+    let range = PortRange::from_config(ctx.config_string(names::config::PORT_RANGE).as_deref())?;
+    let reserved =
+        match store.reserve(&range, &ctx.common_dir, &record.name, &record.path, wanted)? {
+            Ok(reserved) => reserved,
+            Err(exhausted) => return Ok(Err(exhausted)),
+        };
+    let mut forget = Vec::new();
+    for gone in &reserved.taken_over {
+        if gone.clone_exists() {
+            teardown_gone(gone);
+        }
+        if gone.common_dir == ctx.common_dir {
+            forget.push(gone.name.clone());
+        }
+    }
+    Ok(Ok(Given {
+        block: Some(reserved.block),
+        forget,
+    }))
+}
+
+/// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,
+/// best effort (its worktree is gone already).
+fn teardown_gone(entry: &ports::Entry) {
+    let Ok(other) = Context::discover_from(&entry.common_dir) else {
+        return;
+    };
+    let Some(primary) = other.primary.clone() else {
+        return;
+    };
+    let record = Record {
+        name: entry.name.clone(),
+        slug: entry.name.clone(),
+        path: entry.path.clone(),
+        branch: String::new(),
+        base_ref: String::new(),
+        base_commit: String::new(),
+        created: 0,
+        claim: None,
+        creating: None,
+        setup: None,
+        ports: Some(entry.block()),
+    };
+    if let Err(err) = teardown(&other, &record, &primary) {
+        eprintln!(
+            "{}: teardown of gone worktree '{}' failed: {err:#}",
+            names::TOOL,
+            entry.name
+        );
+    }
+}
+
+/// The environment both hooks get.
+fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
+    let mut env = vec![
+        (names::hook_env::NAME, record.name.clone()),
+        (names::hook_env::PATH, record.path.display().to_string()),
+        (names::hook_env::BRANCH, record.branch.clone()),
+        (names::hook_env::BASE, record.base_commit.clone()),
+        (
+            names::hook_env::PRIMARY,
+            ctx.primary
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        ),
+    ];
+    if let Some(block) = record.ports {
+        env.push((names::hook_env::PORT, block.first.to_string()));
+        env.push((names::hook_env::PORTS, block.count.to_string()));
+    }
+    env
+}
+
+/// Seed the new worktree from the primary checkout, then run the setup hook in it, recording how
+/// it went. A failed setup keeps the worktree and is an error naming the hook and its exit code.
+pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks) -> Result<()> {
+    if let Some(primary) = &ctx.primary {
+        seed_from(ctx, primary, &record.path, in_force)?;
+    }
+    let Some(setup) = &in_force.setup else {
+        return Ok(());
+    };
+    let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
+    let ran = hooks::run(setup, &record.path, &hook_env(ctx, record), timeout);
+    let state = if ran.is_ok() {
+        SetupState::Done
+    } else {
+        SetupState::Failed
+    };
+    store.update(|registry| {
+        if let Some(entry) = registry.find_exact_mut(&record.name) {
+            entry.setup = Some(state);
+        }
+        Ok(())
+    })?;
+    ran.map_err(|err| {
+        let (line, _) = crate::error::render(&err);
+        refuse_with_hint(
+            format!(
+                "{line}; worktree '{}' is kept at {}",
+                record.name,
+                record.path.display()
+            ),
+            format!(
+                "fix the hook, then run it again: {} setup '{}'",
+                names::TOOL,
+                record.name
+            ),
+        )
+    })
+}
+
+/// Run the teardown hook (from the worktree if it still exists, else the primary checkout) in the
+/// primary checkout. A missing hook is nothing to do.
+pub fn teardown(ctx: &Context, record: &Record, primary: &Path) -> Result<()> {
+    let from = hooks::teardown_checkout(&record.path, primary);
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(from))?;
+    let Some(hook) = &in_force.teardown else {
+        return Ok(());
+    };
+    hooks::ensure_trusted(&ctx.common_dir, &[hook])?;
+    let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
+    hooks::run(hook, primary, &hook_env(ctx, record), timeout)
+}
+
+/// Bring the seed file's paths and `.worktreeinclude`'s matches over from the primary checkout.
+fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -> Result<()> {
+    let mut lines = match &in_force.seed {
+        Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content)).map_err(|reason| {
+            refuse_with_hint(
+                format!("bad seed hook {}: {reason}", hook.location()),
+                "write one path per line, optionally followed by link or copy",
+            )
+        })?,
+        None => Vec::new(),
+    };
+    let include = std::fs::read(primary.join(names::WORKTREE_INCLUDE)).ok();
+    if lines.is_empty() && include.is_none() {
+        return Ok(());
+    }
+    let tracked = tracked_paths(ctx)?;
+    if let Some(patterns) = include {
+        for path in seed::included(primary, &patterns, &tracked) {
+            if !lines.iter().any(|l| l.path == path) {
+                lines.push(seed::Line { path, mode: None });
+            }
+        }
+    }
+    let (items, skipped) = seed::plan(
+        &lines,
+        &tracked,
+        |rel| seed::kind_at(primary, rel),
+        |rel| seed::kind_at(worktree, rel),
+    );
+    for (path, skip) in skipped {
+        eprintln!("{}: not seeding {path}: {}", names::TOOL, skip.reason());
+    }
+    seed::apply(primary, worktree, &items)
+}
+
+/// Every path in the primary checkout's index.
+fn tracked_paths(ctx: &Context) -> Result<BTreeSet<String>> {
+    let main = ctx.repo.main_repo().map_err(crate::git::gix_err)?;
+    let index = main
+        .index_or_empty()
+        .map_err(crate::git::gix_err)
+        .context("cannot read the primary checkout's index")?;
+    Ok(index
+        .entries()
+        .iter()
+        .map(|e| e.path(&index).to_string())
+        .collect())
+}

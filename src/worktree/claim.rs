@@ -1,0 +1,134 @@
+//! Claim and release: who holds a worktree. Free or stale worktrees are taken (a stale claim is
+//! reported, never taken silently), the caller's own claim is a no-op, another live session's
+//! claim is refused; releasing what nobody holds is a no-op.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::error::refuse_with_hint;
+use crate::registry::{self, Record};
+use crate::repo::Context;
+use crate::session::{self, Hold, Session};
+
+#[derive(Debug, Serialize)]
+/// What `claim` did (`claim --json` prints it).
+pub struct Claimed {
+    pub name: String,
+    pub path: PathBuf,
+    pub session: String,
+    /// The caller held it already; nothing changed.
+    pub already_held: bool,
+    /// A stale claim of another session was replaced.
+    pub reclaimed_stale: bool,
+}
+
+/// The outcome of taking a claim.
+#[derive(Debug, Serialize)]
+/// What `release` did (`release --json` prints it).
+pub struct Released {
+    pub name: String,
+    /// Whether a claim was cleared (false: nobody held it).
+    pub released: bool,
+    /// The cleared claim was another session's stale one.
+    pub released_stale: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    New,
+    AlreadyMine,
+    ReclaimedStale,
+}
+
+/// Take `record` for `me`, or refuse naming the live holder. The caller saves the registry.
+pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
+    let now = registry::now();
+    match session::hold(record.claim.as_ref(), &me.id, ttl) {
+        Hold::Mine => Ok(Taken::AlreadyMine),
+        Hold::Free => {
+            record.claim = Some(me.claim(now));
+            Ok(Taken::New)
+        }
+        Hold::Stale(reason) => {
+            let old = record
+                .claim
+                .as_ref()
+                .map(|c| c.session.clone())
+                .unwrap_or_default();
+            eprintln!(
+                "reclaimed '{}' from session {old}: its claim was stale ({reason})",
+                record.name
+            );
+            record.claim = Some(me.claim(now));
+            Ok(Taken::ReclaimedStale)
+        }
+        Hold::Live => Err(held_by_other(record, now)),
+    }
+}
+
+/// The refusal when another live session holds a worktree.
+pub fn held_by_other(record: &Record, now: u64) -> anyhow::Error {
+    let claim = record.claim.as_ref().expect("a live hold has a claim");
+    refuse_with_hint(
+        format!(
+            "worktree '{}' is claimed by session {} (pid {}, {})",
+            record.name,
+            claim.session,
+            claim.pid,
+            session::age(now, claim.at)
+        ),
+        "pick another name, or wait for it to be released",
+    )
+}
+
+/// Take the worktree `name` for the caller's session.
+pub fn claim(ctx: &Context, name: &str) -> Result<Claimed> {
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    let mut locked = super::lock(ctx)?;
+    let record = record_mut(&mut locked, name)?;
+    let taken = take(record, &me, ttl)?;
+    let claimed = Claimed {
+        name: record.name.clone(),
+        path: record.path.clone(),
+        session: me.id.clone(),
+        already_held: taken == Taken::AlreadyMine,
+        reclaimed_stale: taken == Taken::ReclaimedStale,
+    };
+    if taken != Taken::AlreadyMine {
+        locked.save()?;
+    }
+    Ok(claimed)
+}
+
+/// Give the worktree `name` back: refused while another live session holds it.
+pub fn release(ctx: &Context, name: &str) -> Result<Released> {
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    let mut locked = super::lock(ctx)?;
+    let record = record_mut(&mut locked, name)?;
+    let now = registry::now();
+    let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
+    if hold == Hold::Live {
+        return Err(held_by_other(record, now));
+    }
+    let released = Released {
+        name: record.name.clone(),
+        released: hold != Hold::Free,
+        released_stale: matches!(hold, Hold::Stale(_)),
+    };
+    record.claim = None;
+    if released.released {
+        locked.save()?;
+    }
+    Ok(released)
+}
+
+fn record_mut<'l>(locked: &'l mut crate::registry::Locked, name: &str) -> Result<&'l mut Record> {
+    locked
+        .registry
+        .find_mut(name)
+        .ok_or_else(|| super::unknown(name))
+}

@@ -1,0 +1,453 @@
+//! Create: a worktree on a new branch (or the one of that name, reused), registered and claimed
+//! for the caller. The registry lock is held from the name check to the final
+//! registry write, so two adds of one name cannot both create it. A record marked `creating` is
+//! written before anything is made; if the process dies midway, the next `add` or `prune` finds
+//! the mark under a free lock and rolls the half-made worktree back.
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use crate::error::refuse_with_hint;
+use crate::git::{self, graph, worktrees};
+use crate::hooks::{self, Origin};
+use crate::registry::{self, Creating, Locked, Record, SetupState, Store};
+use crate::repo::{Context, real_or_same};
+use crate::{inventory, names, slug};
+
+use super::bring_up as setup;
+use super::claim::{self, Taken};
+
+/// What to create: the name, and where its branch comes from.
+#[derive(Debug, Clone, Default)]
+pub struct AddRequest {
+    pub name: String,
+    /// Commit or branch the new branch starts from; `None` is HEAD of where the caller stands.
+    pub base: Option<String>,
+    /// Check out this existing branch instead of creating `<branchPrefix><name>`.
+    pub branch: Option<String>,
+    /// Refuse a name that exists instead of reusing its worktree.
+    pub no_reuse: bool,
+    /// Leave seeding and the setup hook for a later `setup`.
+    pub no_setup: bool,
+}
+
+/// What was made or reused (`add --json` prints it).
+#[derive(Debug, Serialize)]
+pub struct Added {
+    pub name: String,
+    pub path: PathBuf,
+    pub branch: String,
+    /// The commit the branch started from.
+    pub base: String,
+    /// What `--base` named.
+    pub base_ref: String,
+    pub reused: bool,
+    /// The session that now holds it.
+    pub session: String,
+    /// A stale claim of another session was replaced.
+    pub reclaimed_stale: bool,
+}
+
+/// Create (or reuse) the worktree `args` describe; what was made is returned, nothing printed
+/// on stdout.
+pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
+    let slug = slug::slug(&args.name)?;
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    let store = Store::new(ctx.state_dir());
+    let mut locked = store.lock()?;
+    roll_back_dead_adds(ctx, &mut locked)?;
+
+    if locked
+        .registry
+        .worktrees
+        .iter()
+        .any(|r| r.name == args.name)
+    {
+        return reuse(ctx, args, locked, &me, ttl);
+    }
+    if let Some(other) = locked.registry.worktrees.iter().find(|r| r.slug == slug) {
+        return Err(refuse_with_hint(
+            format!(
+                "names '{}' and '{}' both slug to '{slug}'",
+                args.name, other.name
+            ),
+            format!(
+                "pick another name, or use the existing one: {} path '{}'",
+                names::TOOL,
+                other.name
+            ),
+        ));
+    }
+
+    let path = ctx.worktree_base()?.join(&slug);
+    if path.exists() && !is_empty_dir(&path) {
+        return Err(refuse_with_hint(
+            format!("target path exists and is not empty: {}", path.display()),
+            "remove it, or pick another name",
+        ));
+    }
+    let plan = plan(ctx, args, &slug)?;
+    if !plan.new_branch {
+        let dirs = worktrees::checked_out_in(&ctx.repo, &plan.branch)?;
+        if !dirs.is_empty() {
+            return Err(worktrees::checked_out_elsewhere(&plan.branch, &dirs));
+        }
+    }
+
+    // The hooks come from what will be checked out, and are judged before anything is made.
+    let checkout_commit = if plan.new_branch {
+        plan.base_commit
+    } else {
+        graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit)
+    };
+    let in_force = hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, checkout_commit))?;
+    setup::ensure_trusted(ctx, &in_force)?;
+
+    let parent = path.parent().expect("a worktree path has a parent");
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    // The record must name the path exactly as git's admin files will, for a later rollback.
+    let path = real_or_same(parent).join(path.file_name().expect("the slug"));
+    let now = registry::now();
+    let record = Record {
+        name: args.name.clone(),
+        slug,
+        path: path.clone(),
+        branch: plan.branch.clone(),
+        base_ref: plan.base_ref.clone(),
+        base_commit: plan.base_commit.to_string(),
+        created: now,
+        claim: Some(me.claim(now)),
+        creating: Some(Creating {
+            new_branch: plan.new_branch,
+        }),
+        setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
+        ports: None,
+    };
+    let given = match setup::try_give_ports(ctx, &record, &in_force)? {
+        Ok(given) => given,
+        Err(_) => {
+            // No block free: first remove what `clean` would remove (landed, clean, unclaimed),
+            // then try once more; the second refusal names `git berth clean` and the range.
+            let removed = super::sweep::sweep(ctx, &mut locked, false)?
+                .iter()
+                .filter(|o| o.reason.is_none())
+                .count();
+            eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
+            setup::give_ports(ctx, &record, &in_force)?
+        }
+    };
+    let name = record.name.clone();
+    locked.registry.worktrees.push(record);
+    given.apply(&mut locked.registry, &name);
+    if let Err(err) = locked.save() {
+        free_ports(ctx, &args.name);
+        return Err(err);
+    }
+    pause_point();
+
+    let checkout = if plan.new_branch {
+        worktrees::Checkout::NewBranch {
+            branch: &plan.branch,
+            at: plan.base_commit,
+            from: &plan.base_ref,
+        }
+    } else {
+        worktrees::Checkout::Existing {
+            branch: &plan.branch,
+        }
+    };
+    if let Err(err) = worktrees::create(&ctx.repo, &path, checkout) {
+        locked.registry.remove(&args.name);
+        locked.save()?;
+        free_ports(ctx, &args.name);
+        return Err(err);
+    }
+    let real = real_or_same(&path);
+    let record = locked
+        .registry
+        .worktrees
+        .iter_mut()
+        .find(|r| r.name == args.name)
+        .expect("the record written above");
+    record.path = real.clone();
+    record.creating = None;
+    let record = record.clone();
+    if let Err(err) = locked.save() {
+        free_ports(ctx, &args.name);
+        // Nothing may stay behind that the registry does not know: undo the worktree and branch.
+        let _ = worktrees::remove(&ctx.repo, &real, true);
+        if plan.new_branch {
+            let _ = git::delete_branch(&ctx.repo, &plan.branch, plan.base_commit);
+        }
+        return Err(err);
+    }
+    drop(locked);
+    eprintln!(
+        "created worktree '{}' on branch {} from {} ({})",
+        args.name,
+        plan.branch,
+        plan.base_ref,
+        super::short(&plan.base_commit.to_string())
+    );
+
+    let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
+    git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &real, head)?;
+    if !args.no_setup {
+        setup::bring_up(ctx, &store, &record, &in_force)?;
+    }
+
+    Ok(Added {
+        name: args.name.clone(),
+        path: real,
+        branch: plan.branch,
+        base: plan.base_commit.to_string(),
+        base_ref: plan.base_ref,
+        reused: false,
+        session: me.id,
+        reclaimed_stale: false,
+    })
+}
+
+/// The branch to check out and where it starts.
+struct Plan {
+    branch: String,
+    new_branch: bool,
+    base_ref: String,
+    base_commit: gix::ObjectId,
+}
+
+fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
+    if let Some(branch) = &args.branch {
+        let tip = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
+            refuse_with_hint(
+                format!("branch '{branch}' does not exist"),
+                format!(
+                    "start a new branch from it: {} add {} --base {branch}",
+                    names::TOOL,
+                    args.name
+                ),
+            )
+        })?;
+        return Ok(Plan {
+            branch: branch.clone(),
+            new_branch: false,
+            base_ref: branch.clone(),
+            base_commit: tip,
+        });
+    }
+    // `HEAD` is recorded as the branch it names, so ahead/behind follow that branch later.
+    let base_ref = match args.base.as_deref() {
+        None | Some("HEAD") => ctx
+            .repo
+            .head_name()
+            .ok()
+            .flatten()
+            .map(|n| n.shorten().to_string())
+            .unwrap_or_else(|| "HEAD".to_owned()),
+        Some(rev) => rev.to_owned(),
+    };
+    let base_rev = args.base.as_deref().unwrap_or("HEAD");
+    let base = graph::resolve_commit(&ctx.repo, base_rev).ok_or_else(|| {
+        refuse_with_hint(
+            format!("base '{base_rev}' is not a commit"),
+            "name a branch, tag or commit that exists: git log --oneline",
+        )
+    })?;
+    let branch = format!("{}{slug}", ctx.branch_prefix());
+    git::branch_ref(&branch)?;
+    Ok(match graph::branch_tip(&ctx.repo, &branch) {
+        // A branch kept by an earlier `remove` is resumed, not replaced.
+        Some(tip) => {
+            eprintln!("resuming existing branch {branch}");
+            let fork = ctx
+                .repo
+                .merge_base(tip, base)
+                .ok()
+                .flatten()
+                .map(|id| id.detach())
+                .unwrap_or(base);
+            Plan {
+                branch,
+                new_branch: false,
+                base_ref,
+                base_commit: fork,
+            }
+        }
+        None => Plan {
+            branch,
+            new_branch: true,
+            base_ref,
+            base_commit: base,
+        },
+    })
+}
+
+/// Hand back a worktree that already exists under this name, claimed for the caller.
+fn reuse(
+    ctx: &Context,
+    args: &AddRequest,
+    mut locked: Locked,
+    me: &crate::session::Session,
+    ttl: u64,
+) -> Result<Added> {
+    let record = locked
+        .registry
+        .worktrees
+        .iter()
+        .find(|r| r.name == args.name)
+        .expect("checked by the caller")
+        .clone();
+    if args.no_reuse {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' already exists at {}",
+                args.name,
+                record.path.display()
+            ),
+            format!(
+                "pick another name, or drop --no-reuse to reuse it: {} path '{}'",
+                names::TOOL,
+                args.name
+            ),
+        ));
+    }
+    let one = registry::Registry {
+        version: registry::FORMAT_VERSION,
+        worktrees: vec![record.clone()],
+    };
+    let present = inventory::entries(ctx, &one, false)?
+        .first()
+        .is_some_and(|e| e.present);
+    if !present {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' is registered but {} is gone",
+                args.name,
+                record.path.display()
+            ),
+            format!(
+                "forget it, then add it again: {} prune && {} add '{}'",
+                names::TOOL,
+                names::TOOL,
+                args.name
+            ),
+        ));
+    }
+    let entry = locked
+        .registry
+        .worktrees
+        .iter_mut()
+        .find(|r| r.name == args.name)
+        .expect("checked above");
+    let taken = claim::take(entry, me, ttl)?;
+    // An unfinished setup (pending, failed, interrupted) runs again on reuse.
+    let unfinished =
+        !args.no_setup && matches!(entry.setup, Some(SetupState::Pending | SetupState::Failed));
+    let mut rerun = None;
+    if unfinished {
+        let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
+        setup::ensure_trusted(ctx, &in_force)?;
+        let given = setup::give_ports(ctx, entry, &in_force)?;
+        entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
+        given.apply(&mut locked.registry, &args.name);
+        let entry = locked
+            .registry
+            .find_exact_mut(&args.name)
+            .expect("kept above");
+        rerun = Some((entry.clone(), in_force));
+    }
+    if taken != Taken::AlreadyMine || rerun.is_some() {
+        locked.save()?;
+    }
+    drop(locked);
+    if let Some((record, in_force)) = rerun {
+        eprintln!("running the unfinished setup of '{}' again", record.name);
+        let store = Store::new(ctx.state_dir());
+        setup::bring_up(ctx, &store, &record, &in_force)?;
+    }
+    if args.base.is_some() || args.branch.is_some() {
+        eprintln!(
+            "worktree '{}' exists; --base and --branch apply only to a new one",
+            args.name
+        );
+    }
+    Ok(Added {
+        name: record.name,
+        path: record.path,
+        branch: record.branch,
+        base: record.base_commit,
+        base_ref: record.base_ref,
+        reused: true,
+        session: me.id.clone(),
+        reclaimed_stale: taken == Taken::ReclaimedStale,
+    })
+}
+
+/// Undo every `add` that died midway. Called under the lock: an add in progress holds the lock,
+/// so any record still marked `creating` here belongs to a process that is gone.
+pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
+    let dead: Vec<Record> = locked
+        .registry
+        .worktrees
+        .iter()
+        .filter(|r| r.creating.is_some())
+        .cloned()
+        .collect();
+    for record in &dead {
+        worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
+        if record.ports.is_some() {
+            free_ports(ctx, &record.name);
+        }
+        let base = gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok();
+        let new_branch = record.creating.as_ref().is_some_and(|c| c.new_branch);
+        if new_branch
+            && let Some(base) = base
+            && graph::branch_tip(&ctx.repo, &record.branch) == Some(base)
+        {
+            git::delete_branch(&ctx.repo, &record.branch, base)?;
+        }
+        locked.registry.remove(&record.name);
+        eprintln!(
+            "rolled back an unfinished add of '{}' ({})",
+            record.name,
+            record.path.display()
+        );
+    }
+    if !dead.is_empty() {
+        locked.save()?;
+    }
+    Ok(dead)
+}
+
+/// Give back a block reserved for a worktree that will not exist; a failure is only reported,
+/// `prune` frees what is left.
+pub(crate) fn free_ports(ctx: &Context, name: &str) {
+    let freed = crate::ports::Store::machine().and_then(|s| s.free(&ctx.common_dir, name));
+    if let Err(err) = freed {
+        eprintln!(
+            "{}: could not free the port block of '{name}': {err:#}",
+            names::TOOL
+        );
+    }
+}
+
+/// Tests stop `add` here (after the record is written, before the worktree exists) to kill it.
+/// Compiled into debug builds only.
+fn pause_point() {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var("BERTH_TEST_PAUSE_ADD_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("paused");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+fn is_empty_dir(path: &std::path::Path) -> bool {
+    std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
+}

@@ -1,0 +1,280 @@
+//! Judge removal: whether a worktree may go, decided by a pure function (`verdict`) over the
+//! facts the effectful code gathers (`facts`): lock, where the caller stands, claims, changes,
+//! and commits found nowhere else. Nothing here removes anything.
+
+use anyhow::Result;
+
+use crate::error::Refusal;
+use crate::git::{graph, status};
+use crate::inventory::Entry;
+use crate::names;
+use crate::repo::Context;
+use crate::session::{self, Hold};
+
+/// Why a worktree may not be removed; `--force` overrides all but `Locked` and `Inside`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Remove,
+    Locked(String),
+    Inside,
+    Claimed(String),
+    Dirty,
+    Unmerged { commits: usize, branch: String },
+}
+
+/// What the effectful code found; `verdict` decides from it alone.
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    pub locked: Option<String>,
+    pub inside: bool,
+    /// Another session that holds a live claim.
+    pub claimed_by: Option<String>,
+    pub dirty: bool,
+    pub unmerged: usize,
+    pub branch: String,
+}
+
+/// The pure decision: the first refusal that applies, in order of how much it would lose.
+pub fn verdict(facts: &Facts, force: bool) -> Verdict {
+    if let Some(reason) = &facts.locked {
+        return Verdict::Locked(reason.clone());
+    }
+    if facts.inside {
+        return Verdict::Inside;
+    }
+    if force {
+        return Verdict::Remove;
+    }
+    if let Some(session) = &facts.claimed_by {
+        return Verdict::Claimed(session.clone());
+    }
+    if facts.dirty {
+        return Verdict::Dirty;
+    }
+    if facts.unmerged > 0 {
+        return Verdict::Unmerged {
+            commits: facts.unmerged,
+            branch: facts.branch.clone(),
+        };
+    }
+    Verdict::Remove
+}
+
+/// Which commits count as safe elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// `remove`: the trunk, the upstream, or squash-merged into the trunk; with `delete_branch`
+    /// the branch's own tip is judged too.
+    Remove { delete_branch: bool },
+    /// `clean`: only the trunk counts (directly or squash-merged); a pushed branch is not landed.
+    Clean,
+}
+
+/// Look at the worktree: lock, claim, where the caller stands, changes, and commits found
+/// nowhere else.
+/// What every judgement in one command shares, looked up once: the caller's session, the claim
+/// TTL and the trunk's tip.
+pub struct Judge {
+    pub me: String,
+    pub ttl: u64,
+    pub trunk_name: String,
+    pub trunk: Option<gix::ObjectId>,
+}
+
+impl Judge {
+    pub fn new(ctx: &Context) -> Result<Self> {
+        let trunk_name = ctx.trunk();
+        Ok(Judge {
+            me: ctx.session()?.id,
+            ttl: ctx.claim_ttl()?,
+            trunk: graph::resolve_commit(&ctx.repo, &trunk_name),
+            trunk_name,
+        })
+    }
+}
+
+pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Result<Facts> {
+    let (me, ttl, trunk) = (judge.me.as_str(), judge.ttl, judge.trunk);
+    let record = entry.record.as_ref().expect("managed");
+    // `remove` is refused only by another session's live claim (your own is yours to end);
+    // `clean` keeps every worktree held by a live claim, your own included.
+    let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
+        Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
+        Hold::Mine if scope == Scope::Clean => Some(me.to_owned()),
+        _ => None,
+    };
+    let mut facts = Facts {
+        locked: entry.locked.clone(),
+        inside: ctx
+            .current
+            .as_deref()
+            .is_some_and(|cur| cur == entry.path.as_path()),
+        claimed_by,
+        branch: record.branch.clone(),
+        ..Facts::default()
+    };
+    let mut head = None;
+    if entry.present {
+        let repo = status::open(&entry.path)?;
+        facts.dirty = status::is_dirty(&repo)?;
+        head = repo.head_id().ok().map(|id| id.detach());
+        if let Some(name) = repo.head_name().ok().flatten() {
+            facts.branch = name.shorten().to_string();
+        }
+    }
+    let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| {
+        graph::work_not_landed(&ctx.repo, tip, elsewhere, trunk)
+    };
+    // The worktree's own work: commits on its HEAD since the commit it started from.
+    if let Some(head) = head {
+        let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
+        elsewhere.extend(gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok());
+        if matches!(scope, Scope::Remove { .. }) {
+            elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
+        }
+        facts.unmerged = unmerged(head, &elsewhere)?;
+    }
+    // Deleting the branch loses every commit on it that no other ref reaches, whatever the
+    // worktree started from (a checked-out existing branch brings commits of its own).
+    if scope
+        == (Scope::Remove {
+            delete_branch: true,
+        })
+        && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch)
+    {
+        let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
+        elsewhere.extend(graph::upstream_tip(&ctx.repo, &record.branch));
+        elsewhere.extend(graph::other_ref_tips(&ctx.repo, &record.branch)?);
+        facts.unmerged = facts.unmerged.max(unmerged(tip, &elsewhere)?);
+    }
+    Ok(facts)
+}
+
+pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
+    let name = &entry.name;
+    let (message, hint) = match verdict {
+        Verdict::Remove => return None,
+        Verdict::Locked(reason) => (
+            if reason.is_empty() {
+                format!("worktree '{name}' is locked")
+            } else {
+                format!("worktree '{name}' is locked: {reason}")
+            },
+            format!(
+                "unlock it first: git worktree unlock {}",
+                entry.path.display()
+            ),
+        ),
+        Verdict::Inside => (
+            format!("worktree '{name}' is the one you are in"),
+            match &ctx.primary {
+                Some(primary) => format!(
+                    "run it from elsewhere: cd {} && {} remove '{name}'",
+                    primary.display(),
+                    names::TOOL
+                ),
+                None => "run it from another directory".to_owned(),
+            },
+        ),
+        Verdict::Claimed(session) => (
+            format!("worktree '{name}' is claimed by session {session}"),
+            format!(
+                "wait for it to be released, or remove it anyway with {} remove --force '{name}'",
+                names::TOOL
+            ),
+        ),
+        Verdict::Dirty => (
+            format!("worktree '{name}' has uncommitted changes or untracked files"),
+            format!(
+                "commit or stash them, or discard them with {} remove --force '{name}'",
+                names::TOOL
+            ),
+        ),
+        Verdict::Unmerged { commits, branch } => (
+            format!(
+                "worktree '{name}' has {commits} commit{} on {branch} not on {trunk} or its upstream",
+                if *commits == 1 { "" } else { "s" }
+            ),
+            format!(
+                "merge or push them, or drop them with {} remove --force '{name}'",
+                names::TOOL
+            ),
+        ),
+    };
+    Some(Refusal {
+        message,
+        hint: Some(hint),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clean() -> Facts {
+        Facts {
+            branch: "berth/a".into(),
+            ..Facts::default()
+        }
+    }
+
+    #[test]
+    fn a_clean_merged_worktree_is_removed() {
+        assert_eq!(verdict(&clean(), false), Verdict::Remove);
+    }
+
+    #[test]
+    fn uncommitted_work_is_kept_unless_forced() {
+        let facts = Facts {
+            dirty: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, false), Verdict::Dirty);
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn unmerged_commits_are_kept_unless_forced() {
+        let facts = Facts {
+            unmerged: 2,
+            ..clean()
+        };
+        assert_eq!(
+            verdict(&facts, false),
+            Verdict::Unmerged {
+                commits: 2,
+                branch: "berth/a".into()
+            }
+        );
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn another_live_sessions_claim_is_respected_unless_forced() {
+        let facts = Facts {
+            claimed_by: Some("s2".into()),
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, false), Verdict::Claimed("s2".into()));
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn force_never_overrides_a_lock() {
+        let facts = Facts {
+            locked: Some("agent 7".into()),
+            dirty: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, true), Verdict::Locked("agent 7".into()));
+    }
+
+    #[test]
+    fn the_worktree_you_stand_in_is_never_removed() {
+        let facts = Facts {
+            inside: true,
+            ..clean()
+        };
+        assert_eq!(verdict(&facts, true), Verdict::Inside);
+    }
+}

@@ -1,0 +1,81 @@
+//! The worktree lifecycle every caller shares: commands, the orchestrator and fleets create,
+//! claim, bring up, judge and tear down worktrees through these functions, never through a
+//! command file. Each step decides over plain data and keeps its effects thin; none prints to
+//! stdout (people's notes go to stderr, data is returned).
+//!
+//! The API:
+//! - [`lock`]: take the registry lock and roll back every `add` that died midway; every step
+//!   that changes the registry starts here.
+//! - [`create::add`]: make (or reuse) a worktree from an [`create::AddRequest`], claimed, with
+//!   its port block, seeding and setup; [`create::roll_back_dead_adds`] undoes a killed one.
+//! - [`claim::claim`], [`claim::release`], [`claim::take`]: who holds a worktree.
+//! - [`bring_up::setup`], [`bring_up::bring_up`], [`bring_up::give_ports`],
+//!   [`bring_up::ensure_trusted`], [`bring_up::teardown`]: trust, ports, seeding, the hooks.
+//! - [`judge::facts`] and [`judge::verdict`]: whether a worktree may go, and why not.
+//! - [`remove::remove`], [`remove::carry_out`]: remove and tear down.
+//! - [`sweep::clean`], [`sweep::sweep`]: remove everything that holds nothing of value.
+//! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none.
+
+pub mod bring_up;
+pub mod claim;
+pub mod create;
+pub mod judge;
+pub mod remove;
+pub mod sweep;
+
+use anyhow::Result;
+
+use crate::error::refuse_with_hint;
+use crate::inventory;
+use crate::names;
+use crate::registry::{Locked, Registry, Store};
+use crate::repo::Context;
+
+/// The registry, locked, with every `add` that died midway rolled back.
+pub fn lock(ctx: &Context) -> Result<Locked> {
+    let mut locked = Store::new(ctx.state_dir()).lock()?;
+    create::roll_back_dead_adds(ctx, &mut locked)?;
+    Ok(locked)
+}
+
+/// The managed worktree `name` (by its name or its slug), as found on disk now.
+pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Entry> {
+    let record = registry.find(name).ok_or_else(|| unknown(name))?;
+    let one = Registry {
+        version: registry.version,
+        worktrees: vec![record.clone()],
+    };
+    inventory::entries(ctx, &one, false)?
+        .pop()
+        .ok_or_else(|| unknown(name))
+}
+
+/// The refusal for a name berth does not know.
+pub fn unknown(name: &str) -> anyhow::Error {
+    refuse_with_hint(
+        format!("no worktree named '{name}'"),
+        format!(
+            "see the names with {} list, or make it with {} add '{name}'",
+            names::TOOL,
+            names::TOOL
+        ),
+    )
+}
+
+/// The abbreviated commit id shown to people.
+pub fn short(hex: &str) -> &str {
+    &hex[..hex.len().min(7)]
+}
+
+/// The checkout the command runs in (hooks are read and written there).
+pub fn checkout_here(ctx: &Context) -> Result<std::path::PathBuf> {
+    ctx.current.clone().ok_or_else(|| {
+        refuse_with_hint(
+            "there is no checkout here to hold .worktree-hooks (a bare repository)",
+            format!(
+                "run it in a worktree, or use {} install --local",
+                names::TOOL
+            ),
+        )
+    })
+}
