@@ -1,194 +1,13 @@
-//! `git berth init`: wires the guard into a repository for each agent runtime, or takes it out
-//! again. It plans every change first (a pure function over the files' current contents) and
-//! writes only when the whole plan holds; it must never clobber a key or hook it did not add.
-
-use std::collections::BTreeMap;
-use std::fs;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+//! What init writes for each runtime, and which files must change given what is already there.
+//! Pure: it reads only through the caller's `ReadFile` and never writes.
 
 use serde_json::Value;
 
+use super::Refusal;
+use super::merge::{merge_into, parse_object, remove_ours, to_bytes};
 use crate::guard::managed::{self, Kind};
-use crate::guard::probe::{self, Place};
 use crate::guard::runtime::Runtime;
 use crate::names;
-
-/// Wire the trunk guard into a repository for each agent runtime.
-#[derive(clap::Args, Debug, Clone)]
-pub struct InitArgs {
-    /// The repository to install into (default: the current directory).
-    pub target: Option<PathBuf>,
-
-    /// Comma list of runtimes: claude, codex, gemini, cursor, copilot, opencode, pi
-    /// (default: claude,opencode,pi).
-    #[arg(long, value_delimiter = ',')]
-    pub runtime: Vec<String>,
-
-    /// Also make Claude Code create and remove its worktrees through berth.
-    #[arg(long)]
-    pub worktrees: bool,
-
-    /// Overwrite berth's files and hook entries that differ from what this version installs.
-    #[arg(long)]
-    pub force: bool,
-
-    /// Take out exactly what init added, leaving every other key and hook as it was.
-    #[arg(long)]
-    pub uninstall: bool,
-}
-
-/// The seed's default set.
-pub const DEFAULT_RUNTIMES: [Runtime; 3] = [Runtime::Claude, Runtime::Opencode, Runtime::Pi];
-
-/// Runs init in the process's working directory; prints what it did on stderr and returns the
-/// exit code: 0 done (or nothing to do), 1 refused (nothing was written).
-pub fn run(args: &InitArgs) -> i32 {
-    let stderr = &mut io::stderr();
-    match execute(args, stderr) {
-        Ok(()) => 0,
-        Err(refusal) => {
-            let _ = writeln!(stderr, "{}: {}", names::TOOL, refusal.what);
-            if let Some(hint) = refusal.hint {
-                let _ = writeln!(stderr, "hint: {hint}");
-            }
-            1
-        }
-    }
-}
-
-/// Why init wrote nothing, and the command that gets past it where there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    pub what: String,
-    pub hint: Option<String>,
-}
-
-impl Refusal {
-    fn new(what: impl Into<String>) -> Self {
-        Refusal {
-            what: what.into(),
-            hint: None,
-        }
-    }
-
-    fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-/// Plans and carries out init for `args`, reporting on `out`.
-pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
-    let runtimes = parse_runtimes(&args.runtime)?;
-    let root = checkout_root(args.target.as_deref())?;
-    let want = Want {
-        runtimes: runtimes.clone(),
-        worktrees: args.worktrees,
-        force: args.force,
-    };
-    let root_for_read = root.clone();
-    let read = move |rel: &str| read_file(&root_for_read.join(rel));
-    let changes = if args.uninstall {
-        plan_uninstall(&want, &read)?
-    } else {
-        plan_install(&want, &read)?
-    };
-    let list = runtimes
-        .iter()
-        .map(|r| r.name())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if changes.is_empty() {
-        let what = if args.uninstall {
-            "not installed"
-        } else {
-            "already installed"
-        };
-        let _ = writeln!(
-            out,
-            "{}: {what} ({list}) in {}",
-            names::TOOL,
-            root.display()
-        );
-        return Ok(());
-    }
-    apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
-    for c in &changes {
-        let verb = match (&c.before, &c.after) {
-            (None, Some(_)) => "created",
-            (Some(_), Some(_)) => "updated",
-            _ => "removed",
-        };
-        let _ = writeln!(out, "{verb} {}", root.join(&c.path).display());
-    }
-    if !args.uninstall {
-        for r in &runtimes {
-            let _ = writeln!(out, "{}: {}", r.name(), trust_step(*r));
-        }
-    }
-    Ok(())
-}
-
-/// `--runtime a,b,a` in order, duplicates dropped; the seed's default when none is given.
-pub fn parse_runtimes(given: &[String]) -> Result<Vec<Runtime>, Refusal> {
-    let mut out = Vec::new();
-    for name in given.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let Some(r) = Runtime::from_name(name) else {
-            let known = Runtime::ALL
-                .iter()
-                .map(|r| r.name())
-                .collect::<Vec<_>>()
-                .join(", ");
-            return Err(
-                Refusal::new(format!("unknown runtime '{name}' (known: {known})")).hint(format!(
-                    "{} init --runtime {}",
-                    names::TOOL,
-                    DEFAULT_RUNTIMES.map(|r| r.name()).join(",")
-                )),
-            );
-        };
-        if !out.contains(&r) {
-            out.push(r);
-        }
-    }
-    if out.is_empty() {
-        out.extend(DEFAULT_RUNTIMES);
-    }
-    Ok(out)
-}
-
-fn checkout_root(target: Option<&Path>) -> Result<PathBuf, Refusal> {
-    let cwd = std::env::current_dir()
-        .map_err(|e| Refusal::new(format!("cannot read the current directory: {e}")))?;
-    let target = target.map_or(cwd.clone(), |t| cwd.join(t));
-    if !target.is_dir() {
-        return Err(Refusal::new(format!(
-            "{} is not a directory",
-            target.display()
-        )));
-    }
-    match probe::locate(&target) {
-        Ok(Place::Primary { root } | Place::Linked { root, .. }) => Ok(root),
-        Ok(Place::Outside) => Err(Refusal::new(format!(
-            "{} is not in a git repository",
-            target.display()
-        ))
-        .hint(format!("git init {}", target.display()))),
-        Err(e) => Err(Refusal::new(format!(
-            "cannot tell whether {} is a git repository: {e}",
-            target.display()
-        ))),
-    }
-}
-
-fn read_file(path: &Path) -> Result<Option<Vec<u8>>, String> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    }
-}
 
 /// What the user asked for, as plain data for the planners.
 #[derive(Debug, Clone)]
@@ -306,13 +125,13 @@ fn fragment(template: &str, r: Runtime) -> Value {
 /// This build's template for each runtime's file, from `hooks/`.
 fn template(r: Runtime) -> &'static str {
     match r {
-        Runtime::Claude => include_str!("../../hooks/claude/guard.json"),
-        Runtime::Codex => include_str!("../../hooks/codex/hooks.json"),
-        Runtime::Gemini => include_str!("../../hooks/gemini/settings.json"),
-        Runtime::Cursor => include_str!("../../hooks/cursor/hooks.json"),
-        Runtime::Copilot => include_str!("../../hooks/copilot/berth-guard.json"),
-        Runtime::Opencode => include_str!("../../hooks/opencode/berth-guard.ts"),
-        Runtime::Pi => include_str!("../../hooks/pi/berth-guard.ts"),
+        Runtime::Claude => include_str!("../../../hooks/claude/guard.json"),
+        Runtime::Codex => include_str!("../../../hooks/codex/hooks.json"),
+        Runtime::Gemini => include_str!("../../../hooks/gemini/settings.json"),
+        Runtime::Cursor => include_str!("../../../hooks/cursor/hooks.json"),
+        Runtime::Copilot => include_str!("../../../hooks/copilot/berth-guard.json"),
+        Runtime::Opencode => include_str!("../../../hooks/opencode/berth-guard.ts"),
+        Runtime::Pi => include_str!("../../../hooks/pi/berth-guard.ts"),
     }
 }
 
@@ -324,7 +143,7 @@ fn install(r: Runtime, worktrees: bool) -> Install {
         Kind::Merge => {
             let mut frag = fragment(template(r), r);
             if worktrees && r == Runtime::Claude {
-                let wt = fragment(include_str!("../../hooks/claude/worktrees.json"), r);
+                let wt = fragment(include_str!("../../../hooks/claude/worktrees.json"), r);
                 // Both fragments come from this build and are objects; a merge of two objects
                 // without force cannot be refused here, as they share no entry.
                 let _ = merge_into(&mut frag, &wt, &[], false);
@@ -339,25 +158,6 @@ fn install(r: Runtime, worktrees: bool) -> Install {
             path: at.path,
             content: fill(template(r), r),
         },
-    }
-}
-
-fn trust_step(r: Runtime) -> &'static str {
-    match r {
-        Runtime::Claude => {
-            "restart Claude Code and accept the folder's trust dialog so project hooks run \
-             (onFailure: block needs Claude Code 2.1.295 or later)"
-        }
-        Runtime::Codex => {
-            "trust the project's .codex/ layer, then review and trust the hook in /hooks"
-        }
-        Runtime::Gemini => {
-            "restart Gemini CLI and accept the new project hook when it warns about it"
-        }
-        Runtime::Cursor => "restart Cursor so it reads .cursor/hooks.json",
-        Runtime::Copilot => "commit .github/hooks/ so Copilot CLI and the coding agent load it",
-        Runtime::Opencode => "restart OpenCode so it loads the plugin from .opencode/plugins/",
-        Runtime::Pi => "trust the project in Pi so .pi/extensions/ load, then /reload",
     }
 }
 
@@ -467,268 +267,13 @@ pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, R
     Ok(changes)
 }
 
-fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Refusal> {
-    let Some(bytes) = bytes else {
-        return Ok(Value::Object(Default::default()));
-    };
-    let doc: Value = serde_json::from_slice(bytes)
-        .map_err(|e| Refusal::new(format!("{path} does not parse ({e}); it was left as it is")))?;
-    if !doc.is_object() {
-        return Err(Refusal::new(format!(
-            "{path} is not a JSON object; it was left as it is"
-        )));
-    }
-    Ok(doc)
-}
-
-fn to_bytes(doc: &Value) -> Vec<u8> {
-    let mut s = serde_json::to_string_pretty(doc).unwrap_or_default();
-    s.push('\n');
-    s.into_bytes()
-}
-
-/// True when `v` runs one of berth's commands anywhere inside it.
-fn is_ours(v: &Value, ours: &[String]) -> bool {
-    match v {
-        Value::Object(map) => map.iter().any(|(k, v)| match v {
-            Value::String(s) if matches!(k.as_str(), "command" | "bash" | "powershell") => {
-                ours.contains(s)
-            }
-            other => is_ours(other, ours),
-        }),
-        Value::Array(items) => items.iter().any(|i| is_ours(i, ours)),
-        _ => false,
-    }
-}
-
-/// Adds the fragment's top-level keys that are missing, and its entries under `hooks.<event>`
-/// that are not there yet. A berth entry that differs is replaced when it is one of `earlier`
-/// (as an earlier version wrote it) or with `force`, and refused otherwise.
-fn merge_into(
-    doc: &mut Value,
-    fragment: &Value,
-    earlier: &[(String, Value)],
-    force: bool,
-) -> Result<(), String> {
-    let (Some(doc), Some(frag)) = (doc.as_object_mut(), fragment.as_object()) else {
-        return Err("is not a JSON object".into());
-    };
-    for (key, value) in frag {
-        if key != "hooks" {
-            doc.entry(key.clone()).or_insert_with(|| value.clone());
-            continue;
-        }
-        let hooks = doc
-            .entry("hooks")
-            .or_insert_with(|| Value::Object(Default::default()));
-        let Some(hooks) = hooks.as_object_mut() else {
-            return Err("its `hooks` is not an object".into());
-        };
-        let Some(events) = value.as_object() else {
-            continue;
-        };
-        for (event, entries) in events {
-            let list = hooks
-                .entry(event.clone())
-                .or_insert_with(|| Value::Array(Vec::new()));
-            let Some(list) = list.as_array_mut() else {
-                return Err(format!("its `hooks.{event}` is not a list"));
-            };
-            for entry in entries.as_array().into_iter().flatten() {
-                if list.contains(entry) {
-                    continue;
-                }
-                // Only an entry running this very command stands in the way; another
-                // runtime's berth entry in a shared file is left alone.
-                let commands = commands_in(entry);
-                let same = list.iter().position(|e| is_ours(e, &commands));
-                let upgrade = |old: &Value| earlier.iter().any(|(e, v)| e == event && v == old);
-                match same {
-                    Some(i) if upgrade(&list[i]) => list[i] = entry.clone(),
-                    Some(_) if !force => {
-                        return Err(format!(
-                            "a different `{}` entry is already under `hooks.{event}`",
-                            commands.join(", ")
-                        ));
-                    }
-                    Some(i) => list[i] = entry.clone(),
-                    None => list.push(entry.clone()),
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn commands_in(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::Object(map) => {
-                for (k, v) in map {
-                    match v {
-                        Value::String(s)
-                            if matches!(k.as_str(), "command" | "bash" | "powershell") =>
-                        {
-                            if !out.contains(s) {
-                                out.push(s.clone());
-                            }
-                        }
-                        other => walk(other, out),
-                    }
-                }
-            }
-            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            _ => {}
-        }
-    }
-    walk(v, &mut out);
-    out
-}
-
-/// Takes berth's handlers out of `hooks.<event>`; a group left with no handler goes, then an
-/// event left empty, then `hooks` itself. Returns whether anything was removed.
-fn remove_ours(doc: &mut Value, ours: &[String]) -> bool {
-    let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return false;
-    };
-    let mut removed = false;
-    let mut emptied = Vec::new();
-    for (event, list) in hooks.iter_mut() {
-        let Some(list) = list.as_array_mut() else {
-            continue;
-        };
-        let before = list.len();
-        list.retain_mut(|entry| {
-            if let Some(handlers) = entry.get_mut("hooks").and_then(Value::as_array_mut) {
-                let n = handlers.len();
-                handlers.retain(|h| !is_ours(h, ours));
-                if handlers.len() != n {
-                    removed = true;
-                    return !handlers.is_empty();
-                }
-                return true;
-            }
-            !is_ours(entry, ours)
-        });
-        if list.len() != before {
-            removed = true;
-            if list.is_empty() {
-                emptied.push(event.clone());
-            }
-        }
-    }
-    for event in emptied {
-        hooks.shift_remove(&event);
-    }
-    if removed && hooks.is_empty() {
-        doc.as_object_mut().map(|o| o.shift_remove("hooks"));
-    }
-    removed
-}
-
-/// Carries a plan out: every new content goes to a temporary file beside its target first;
-/// only when all are written are they renamed into place. A failure part-way puts back what
-/// was there before.
-fn apply(root: &Path, changes: &[Change]) -> io::Result<()> {
-    let mut staged: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
-    let mut made_dirs = Vec::new();
-    let result = (|| -> io::Result<()> {
-        for c in changes {
-            let path = root.join(&c.path);
-            let Some(after) = &c.after else {
-                staged.push((path, None));
-                continue;
-            };
-            let parent = path.parent().unwrap_or(root).to_path_buf();
-            for dir in parent.ancestors().take_while(|d| *d != root) {
-                if !dir.exists() {
-                    made_dirs.push(dir.to_path_buf());
-                }
-            }
-            fs::create_dir_all(&parent).map_err(|e| with_path(e, &parent))?;
-            let tmp = parent.join(format!(
-                ".{}.{}-{}.tmp",
-                path.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                names::TOOL.replace(' ', "-"),
-                std::process::id()
-            ));
-            fs::write(&tmp, after).map_err(|e| with_path(e, &tmp))?;
-            if let Ok(meta) = fs::metadata(&path) {
-                fs::set_permissions(&tmp, meta.permissions()).map_err(|e| with_path(e, &tmp))?;
-            }
-            staged.push((path, Some(tmp)));
-        }
-        Ok(())
-    })();
-    if let Err(e) = result {
-        for (_, tmp) in &staged {
-            if let Some(tmp) = tmp {
-                let _ = fs::remove_file(tmp);
-            }
-        }
-        for dir in made_dirs.iter().rev() {
-            let _ = fs::remove_dir(dir);
-        }
-        return Err(e);
-    }
-    let originals: BTreeMap<&str, &Option<Vec<u8>>> = changes
-        .iter()
-        .map(|c| (c.path.as_str(), &c.before))
-        .collect();
-    for (i, (path, tmp)) in staged.iter().enumerate() {
-        let step = match tmp {
-            Some(tmp) => fs::rename(tmp, path),
-            None => fs::remove_file(path).or_else(|e| {
-                if e.kind() == io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(e)
-                }
-            }),
-        };
-        if let Err(e) = step {
-            // Put back what the earlier steps replaced, and drop the rest of the staging.
-            for (done, c) in staged[..i].iter().zip(changes) {
-                let _ = match originals.get(c.path.as_str()) {
-                    Some(Some(bytes)) => fs::write(&done.0, bytes),
-                    _ => fs::remove_file(&done.0),
-                };
-            }
-            for (_, tmp) in &staged[i..] {
-                if let Some(tmp) = tmp {
-                    let _ = fs::remove_file(tmp);
-                }
-            }
-            return Err(with_path(e, path));
-        }
-        if tmp.is_none() {
-            remove_empty_parents(root, path);
-        }
-    }
-    Ok(())
-}
-
-/// After removing one of its files, drops the folders init made for it if they are now empty.
-fn remove_empty_parents(root: &Path, file: &Path) {
-    for dir in file.ancestors().skip(1).take_while(|d| *d != root) {
-        if fs::remove_dir(dir).is_err() {
-            break;
-        }
-    }
-}
-
-fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::commands::init::merge::is_ours;
     use std::cell::RefCell;
     use std::collections::HashMap;
+    use std::path::Path;
 
     /// An in-memory checkout: relative path to contents.
     #[derive(Default)]
@@ -1086,19 +631,6 @@ mod tests {
         )
         .expect_err("refused");
         assert!(err.what.contains("does not parse"), "{}", err.what);
-    }
-
-    #[test]
-    fn runtimes_are_a_comma_list_without_duplicates_and_default_to_the_seeds_three() {
-        let list =
-            |s: &[&str]| parse_runtimes(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        assert_eq!(list(&[]).expect("ok"), DEFAULT_RUNTIMES.to_vec());
-        assert_eq!(
-            list(&["pi", "claude", "pi"]).expect("ok"),
-            vec![Runtime::Pi, Runtime::Claude]
-        );
-        let err = list(&["claude", "vim"]).expect_err("unknown");
-        assert!(err.what.contains("'vim'"));
     }
 
     #[test]

@@ -1,0 +1,233 @@
+//! `git berth init`: wires the guard into a repository for each agent runtime, or takes it out
+//! again. It plans every change first (a pure function over the files' current contents) and
+//! writes only when the whole plan holds; it must never clobber a key or hook it did not add.
+//!
+//! This file is the flow: find the checkout, plan (`plan`, merging JSON settings with `merge`),
+//! carry the plan out (`apply`, the only writer), and print what changed.
+
+mod apply;
+mod merge;
+mod plan;
+
+pub use plan::{Change, ReadFile, Want, plan_install, plan_uninstall};
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::guard::probe::{self, Place};
+use crate::guard::runtime::Runtime;
+use crate::names;
+
+/// Wire the trunk guard into a repository for each agent runtime.
+#[derive(clap::Args, Debug, Clone)]
+pub struct InitArgs {
+    /// The repository to install into (default: the current directory).
+    pub target: Option<PathBuf>,
+
+    /// Comma list of runtimes: claude, codex, gemini, cursor, copilot, opencode, pi
+    /// (default: claude,opencode,pi).
+    #[arg(long, value_delimiter = ',')]
+    pub runtime: Vec<String>,
+
+    /// Also make Claude Code create and remove its worktrees through berth.
+    #[arg(long)]
+    pub worktrees: bool,
+
+    /// Overwrite berth's files and hook entries that differ from what this version installs.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Take out exactly what init added, leaving every other key and hook as it was.
+    #[arg(long)]
+    pub uninstall: bool,
+}
+
+/// The seed's default set.
+pub const DEFAULT_RUNTIMES: [Runtime; 3] = [Runtime::Claude, Runtime::Opencode, Runtime::Pi];
+
+/// Runs init in the process's working directory; prints what it did on stderr and returns the
+/// exit code: 0 done (or nothing to do), 1 refused (nothing was written).
+pub fn run(args: &InitArgs) -> i32 {
+    let stderr = &mut io::stderr();
+    match execute(args, stderr) {
+        Ok(()) => 0,
+        Err(refusal) => {
+            let _ = writeln!(stderr, "{}: {}", names::TOOL, refusal.what);
+            if let Some(hint) = refusal.hint {
+                let _ = writeln!(stderr, "hint: {hint}");
+            }
+            1
+        }
+    }
+}
+
+/// Why init wrote nothing, and the command that gets past it where there is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub what: String,
+    pub hint: Option<String>,
+}
+
+impl Refusal {
+    fn new(what: impl Into<String>) -> Self {
+        Refusal {
+            what: what.into(),
+            hint: None,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Plans and carries out init for `args`, reporting on `out`.
+pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
+    let runtimes = parse_runtimes(&args.runtime)?;
+    let root = checkout_root(args.target.as_deref())?;
+    let want = Want {
+        runtimes: runtimes.clone(),
+        worktrees: args.worktrees,
+        force: args.force,
+    };
+    let root_for_read = root.clone();
+    let read = move |rel: &str| read_file(&root_for_read.join(rel));
+    let changes = if args.uninstall {
+        plan_uninstall(&want, &read)?
+    } else {
+        plan_install(&want, &read)?
+    };
+    let list = runtimes
+        .iter()
+        .map(|r| r.name())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if changes.is_empty() {
+        let what = if args.uninstall {
+            "not installed"
+        } else {
+            "already installed"
+        };
+        let _ = writeln!(
+            out,
+            "{}: {what} ({list}) in {}",
+            names::TOOL,
+            root.display()
+        );
+        return Ok(());
+    }
+    apply::apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
+    for c in &changes {
+        let verb = match (&c.before, &c.after) {
+            (None, Some(_)) => "created",
+            (Some(_), Some(_)) => "updated",
+            _ => "removed",
+        };
+        let _ = writeln!(out, "{verb} {}", root.join(&c.path).display());
+    }
+    if !args.uninstall {
+        for r in &runtimes {
+            let _ = writeln!(out, "{}: {}", r.name(), trust_step(*r));
+        }
+    }
+    Ok(())
+}
+
+/// `--runtime a,b,a` in order, duplicates dropped; the seed's default when none is given.
+pub fn parse_runtimes(given: &[String]) -> Result<Vec<Runtime>, Refusal> {
+    let mut out = Vec::new();
+    for name in given.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let Some(r) = Runtime::from_name(name) else {
+            let known = Runtime::ALL
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(", ");
+            return Err(
+                Refusal::new(format!("unknown runtime '{name}' (known: {known})")).hint(format!(
+                    "{} init --runtime {}",
+                    names::TOOL,
+                    DEFAULT_RUNTIMES.map(|r| r.name()).join(",")
+                )),
+            );
+        };
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    if out.is_empty() {
+        out.extend(DEFAULT_RUNTIMES);
+    }
+    Ok(out)
+}
+
+fn checkout_root(target: Option<&Path>) -> Result<PathBuf, Refusal> {
+    let cwd = std::env::current_dir()
+        .map_err(|e| Refusal::new(format!("cannot read the current directory: {e}")))?;
+    let target = target.map_or(cwd.clone(), |t| cwd.join(t));
+    if !target.is_dir() {
+        return Err(Refusal::new(format!(
+            "{} is not a directory",
+            target.display()
+        )));
+    }
+    match probe::locate(&target) {
+        Ok(Place::Primary { root } | Place::Linked { root, .. }) => Ok(root),
+        Ok(Place::Outside) => Err(Refusal::new(format!(
+            "{} is not in a git repository",
+            target.display()
+        ))
+        .hint(format!("git init {}", target.display()))),
+        Err(e) => Err(Refusal::new(format!(
+            "cannot tell whether {} is a git repository: {e}",
+            target.display()
+        ))),
+    }
+}
+
+fn read_file(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+fn trust_step(r: Runtime) -> &'static str {
+    match r {
+        Runtime::Claude => {
+            "restart Claude Code and accept the folder's trust dialog so project hooks run \
+             (onFailure: block needs Claude Code 2.1.295 or later)"
+        }
+        Runtime::Codex => {
+            "trust the project's .codex/ layer, then review and trust the hook in /hooks"
+        }
+        Runtime::Gemini => {
+            "restart Gemini CLI and accept the new project hook when it warns about it"
+        }
+        Runtime::Cursor => "restart Cursor so it reads .cursor/hooks.json",
+        Runtime::Copilot => "commit .github/hooks/ so Copilot CLI and the coding agent load it",
+        Runtime::Opencode => "restart OpenCode so it loads the plugin from .opencode/plugins/",
+        Runtime::Pi => "trust the project in Pi so .pi/extensions/ load, then /reload",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runtimes_are_a_comma_list_without_duplicates_and_default_to_the_seeds_three() {
+        let list =
+            |s: &[&str]| parse_runtimes(&s.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(list(&[]).expect("ok"), DEFAULT_RUNTIMES.to_vec());
+        assert_eq!(
+            list(&["pi", "claude", "pi"]).expect("ok"),
+            vec![Runtime::Pi, Runtime::Claude]
+        );
+        let err = list(&["claude", "vim"]).expect_err("unknown");
+        assert!(err.what.contains("'vim'"));
+    }
+}
