@@ -1,9 +1,13 @@
 //! The command line: one variant per command, each command's arguments kept with its code in
 //! `commands/`. The man page is generated from this definition.
 
+use std::io::Write;
+
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 use crate::commands;
+use crate::repo::Context;
 
 /// Give every AI coding agent its own worktree and branch, and keep them all out of the primary
 /// checkout.
@@ -77,4 +81,67 @@ pub enum Command {
 pub struct GuardCli {
     #[command(flatten)]
     pub args: commands::guard::GuardArgs,
+}
+
+/// What a shell reports for a process that wrote to a closed pipe (128 + SIGPIPE), as git does.
+pub const BROKEN_PIPE: u8 = 141;
+
+/// The one dispatch: run the command, print its error the one way (`error::report`), and return
+/// the exit code: 0 done, 1 refused or failed, 141 when the reader of stdout went away. The guard
+/// and `init` answer with their own codes (2 is a guard block).
+pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
+    let result = match &cli.command {
+        Command::Guard(args) => return code(commands::guard::run(args)),
+        Command::Init(args) => return code(commands::init::run(args)),
+        Command::Hook(args) => validated(cli).and_then(|()| commands::hook::run(args, out)),
+        Command::Add(args) => context(cli).and_then(|ctx| commands::add::run(&ctx, args, out)),
+        Command::List(args) => context(cli).and_then(|ctx| commands::list::run(&ctx, args, out)),
+        Command::Path(args) => context(cli).and_then(|ctx| commands::path::run(&ctx, args, out)),
+        Command::Remove(args) => {
+            context(cli).and_then(|ctx| commands::remove::run(&ctx, args, out))
+        }
+        Command::Prune(args) => context(cli).and_then(|ctx| commands::prune::run(&ctx, args, out)),
+        Command::Claim(args) => context(cli).and_then(|ctx| commands::claim::run(&ctx, args, out)),
+        Command::Setup(args) => context(cli).and_then(|ctx| commands::setup::run(&ctx, args, out)),
+        Command::Install(args) => {
+            context(cli).and_then(|ctx| commands::install::run(&ctx, args, out))
+        }
+        Command::Trust(args) => context(cli).and_then(|ctx| commands::trust::run(&ctx, args, out)),
+        Command::Clean(args) => context(cli).and_then(|ctx| commands::clean::run(&ctx, args, out)),
+        Command::Collect(args) => {
+            context(cli).and_then(|ctx| commands::collect::run(&ctx, args, out))
+        }
+        Command::Release(args) => {
+            context(cli).and_then(|ctx| commands::release::run(&ctx, args, out))
+        }
+    };
+    let _ = out.flush();
+    match result {
+        Ok(()) => 0,
+        Err(err) if crate::error::is_broken_pipe(&err) => BROKEN_PIPE,
+        Err(err) => {
+            crate::error::report(&err);
+            1
+        }
+    }
+}
+
+/// `--session`, checked before anything else runs.
+fn validated(cli: &Cli) -> Result<()> {
+    match &cli.session {
+        Some(id) => crate::session::validate(id),
+        None => Ok(()),
+    }
+}
+
+/// The repository the command works on, with the session the command line names.
+fn context(cli: &Cli) -> Result<Context> {
+    validated(cli)?;
+    let mut ctx = Context::discover()?;
+    ctx.session_flag = cli.session.clone();
+    Ok(ctx)
+}
+
+fn code(code: i32) -> u8 {
+    u8::try_from(code).unwrap_or(1)
 }

@@ -50,6 +50,21 @@ pub fn render(err: &anyhow::Error) -> (String, Option<String>) {
     (line, hint)
 }
 
+/// Print an error the one way every command does: `git berth: <what is wrong>`, then
+/// `hint: <the way out>` where there is one.
+pub fn report(err: &anyhow::Error) {
+    let (line, hint) = render(err);
+    eprintln!("{}: {line}", crate::names::TOOL);
+    if let Some(hint) = hint {
+        eprintln!("hint: {hint}");
+    }
+}
+
+/// Print a warning as git does (`warning: ...`): something went wrong, and the command goes on.
+pub fn warn(what: impl fmt::Display) {
+    eprintln!("warning: {what}");
+}
+
 /// True when the error is a write to a reader that went away (`git berth list | head -1`): git
 /// stops quietly then, and so does berth.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {

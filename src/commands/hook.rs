@@ -110,7 +110,7 @@ fn remove(input: &HookInput) -> Result<()> {
     if let Err(err) = removed {
         // Claude Code only logs a failed WorktreeRemove; keeping work is the expected outcome.
         let (line, hint) = render(&err);
-        eprintln!("{}: kept {}: {line}", names::TOOL, path.display());
+        crate::error::warn(format_args!("kept {}: {line}", path.display()));
         if let Some(hint) = hint {
             eprintln!("hint: {hint}");
         }

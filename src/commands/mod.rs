@@ -1,4 +1,5 @@
-//! One file per command: its clap arguments and the function that runs it.
+//! One file per command: its clap arguments and the function that runs it. The dispatch is
+//! `cli::run`; no command file imports another (what two share is in `worktree/`).
 
 pub mod add;
 pub mod claim;
@@ -20,39 +21,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command};
-use crate::repo::Context;
-
-/// Run a parsed command against the repository found from the current directory.
-pub fn dispatch(cli: &Cli, out: &mut dyn Write) -> Result<()> {
-    if let Some(id) = &cli.session {
-        crate::session::validate(id)?;
-    }
-    if let Command::Hook(args) = &cli.command {
-        return hook::run(args, out);
-    }
-    let mut ctx = Context::discover()?;
-    ctx.session_flag = cli.session.clone();
-    match &cli.command {
-        Command::Add(args) => add::run(&ctx, args, out),
-        Command::List(args) => list::run(&ctx, args, out),
-        Command::Path(args) => path::run(&ctx, args, out),
-        Command::Remove(args) => remove::run(&ctx, args, out),
-        Command::Prune(args) => prune::run(&ctx, args, out),
-        Command::Claim(args) => claim::run(&ctx, args, out),
-        Command::Setup(args) => setup::run(&ctx, args, out),
-        Command::Install(args) => install::run(&ctx, args, out),
-        Command::Trust(args) => trust::run(&ctx, args, out),
-        Command::Clean(args) => clean::run(&ctx, args, out),
-        Command::Collect(args) => collect::run(&ctx, args, out),
-        Command::Release(args) => release::run(&ctx, args, out),
-        Command::Hook(_) | Command::Guard(_) | Command::Init(_) => {
-            unreachable!("handled before discovery")
-        }
-    }
-}
-
-/// Write a value as pretty JSON followed by a newline.
+/// Data on stdout as pretty JSON, one value per command.
 pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, value)?;
     writeln!(out)?;

@@ -66,11 +66,10 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
             if let Some(primary) = &ctx.primary
                 && let Err(err) = crate::worktree::bring_up::teardown(ctx, record, primary)
             {
-                eprintln!(
-                    "{}: teardown of '{}' failed: {err:#}",
-                    crate::names::TOOL,
+                crate::error::warn(format_args!(
+                    "teardown of '{}' failed: {err:#}",
                     record.name
-                );
+                ));
             }
         }
     }

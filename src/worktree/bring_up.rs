@@ -211,11 +211,10 @@ fn teardown_gone(entry: &ports::Entry) {
         ports: Some(entry.block()),
     };
     if let Err(err) = teardown(&other, &record, &primary) {
-        eprintln!(
-            "{}: teardown of gone worktree '{}' failed: {err:#}",
-            names::TOOL,
+        crate::error::warn(format_args!(
+            "teardown of gone worktree '{}' failed: {err:#}",
             entry.name
-        );
+        ));
     }
 }
 
@@ -323,7 +322,7 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
         |rel| seed::kind_at(worktree, rel),
     );
     for (path, skip) in skipped {
-        eprintln!("{}: not seeding {path}: {}", names::TOOL, skip.reason());
+        crate::error::warn(format_args!("not seeding {path}: {}", skip.reason()));
     }
     seed::apply(primary, worktree, &items)
 }

@@ -428,10 +428,9 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
 pub(crate) fn free_ports(ctx: &Context, name: &str) {
     let freed = crate::ports::Store::machine().and_then(|s| s.free(&ctx.common_dir, name));
     if let Err(err) = freed {
-        eprintln!(
-            "{}: could not free the port block of '{name}': {err:#}",
-            names::TOOL
-        );
+        crate::error::warn(format_args!(
+            "could not free the port block of '{name}': {err:#}"
+        ));
     }
 }
 

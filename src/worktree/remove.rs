@@ -125,7 +125,7 @@ pub fn carry_out(
                 ),
             ));
         }
-        eprintln!("{}: {err:#} (removing anyway: --force)", names::TOOL);
+        crate::error::warn(format_args!("{err:#} (removing anyway: --force)"));
     }
     if entry.present {
         // Judged clean (or forced) under the registry lock a moment ago: gix need not walk every
