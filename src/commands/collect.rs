@@ -100,12 +100,8 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     };
     work.state = "ok";
     work.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
-    work.branch = repo
-        .head_name()
-        .ok()
-        .flatten()
-        .map(|n| n.shorten().to_string());
-    let Some(head) = repo.head_id().ok().map(|id| id.detach()) else {
+    work.branch = crate::git::head_branch(&repo);
+    let Some(head) = crate::git::head(&repo) else {
         return work;
     };
     let base = graph::Base::of(&repo, record, work.branch.as_deref());
@@ -185,7 +181,7 @@ fn human(out: &mut dyn Write, overview: &Overview) -> Result<()> {
             }
         )?;
         for c in w.commits.iter().take(5) {
-            writeln!(out, "    {} {}", crate::worktree::short(&c.id), c.subject)?;
+            writeln!(out, "    {} {}", crate::git::short(&c.id), c.subject)?;
         }
         if w.commits.len() > 5 {
             writeln!(out, "    ... {} more", w.commits.len() - 5)?;

@@ -180,18 +180,10 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         row.state = "missing";
         return row;
     };
-    row.branch = repo
-        .head_name()
-        .ok()
-        .flatten()
-        .map(|n| n.shorten().to_string());
-    let head = repo.head_id().ok().map(|id| id.detach());
+    row.branch = crate::git::head_branch(&repo);
+    let head = crate::git::head(&repo);
     row.head = head.map(|id| id.to_string());
-    row.last_commit = head.and_then(|id| {
-        let commit = repo.find_commit(id).ok()?;
-        let message = commit.message().ok()?;
-        Some(message.summary().to_string())
-    });
+    row.last_commit = head.and_then(|id| crate::git::subject(&repo, id));
     row.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
     if let (Some(head), Some(record)) = (head, record) {
         let base = graph::Base::of(&repo, record, row.branch.as_deref());
@@ -222,7 +214,7 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
         .iter()
         .map(|r| {
             let base = match (&r.base_ref, &r.base) {
-                (Some(name), Some(id)) => format!("{name}@{}", crate::worktree::short(id)),
+                (Some(name), Some(id)) => format!("{name}@{}", crate::git::short(id)),
                 _ => "-".to_owned(),
             };
             let drift = match (r.ahead, r.behind) {

@@ -42,3 +42,52 @@ pub fn delete_branch(
         .map_err(crate::git::gix_err)
         .map_err(|e| e.context(format!("cannot delete branch '{short}'")))
 }
+
+/// The commit HEAD points at; `None` on an unborn branch or an unreadable HEAD.
+pub fn head(repo: &gix::Repository) -> Option<gix::ObjectId> {
+    repo.head_id().ok().map(|id| id.detach())
+}
+
+/// The short name of the branch HEAD is on; `None` when detached.
+pub fn head_branch(repo: &gix::Repository) -> Option<String> {
+    repo.head_name()
+        .ok()
+        .flatten()
+        .map(|n| n.shorten().to_string())
+}
+
+/// The first line of a commit's message.
+pub fn subject(repo: &gix::Repository, id: gix::ObjectId) -> Option<String> {
+    let commit = repo.find_commit(id).ok()?;
+    let message = commit.message().ok()?;
+    Some(message.summary().to_string())
+}
+
+/// The best common ancestor of two commits.
+pub fn merge_base(
+    repo: &gix::Repository,
+    a: gix::ObjectId,
+    b: gix::ObjectId,
+) -> Option<gix::ObjectId> {
+    repo.merge_base(a, b).ok().flatten().map(|id| id.detach())
+}
+
+/// Every path in the primary checkout's index (the repository's main worktree).
+pub fn tracked_paths(repo: &gix::Repository) -> anyhow::Result<std::collections::BTreeSet<String>> {
+    use anyhow::Context as _;
+    let main = repo.main_repo().map_err(gix_err)?;
+    let index = main
+        .index_or_empty()
+        .map_err(gix_err)
+        .context("cannot read the primary checkout's index")?;
+    Ok(index
+        .entries()
+        .iter()
+        .map(|e| e.path(&index).to_string())
+        .collect())
+}
+
+/// The abbreviated commit id shown to people.
+pub fn short(hex: &str) -> &str {
+    &hex[..hex.len().min(7)]
+}

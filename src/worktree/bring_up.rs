@@ -2,10 +2,9 @@
 //! when a worktree goes. `setup` brings an existing worktree up to date (safe to repeat), adopting
 //! a linked worktree berth did not make.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 
 use crate::error::refuse_with_hint;
 use crate::hooks::{self, Hook, Hooks, Origin};
@@ -87,14 +86,8 @@ fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
             ),
         ));
     }
-    let head = ctx.repo.head_id().map(|id| id.detach()).ok();
-    let branch = ctx
-        .repo
-        .head_name()
-        .ok()
-        .flatten()
-        .map(|n| n.shorten().to_string())
-        .unwrap_or_else(|| "HEAD".to_owned());
+    let head = crate::git::head(&ctx.repo);
+    let branch = crate::git::head_branch(&ctx.repo).unwrap_or_else(|| "HEAD".to_owned());
     let me = ctx.session()?;
     let now = registry::now();
     locked.registry.worktrees.push(Record {
@@ -307,7 +300,7 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
     if lines.is_empty() && include.is_none() {
         return Ok(());
     }
-    let tracked = tracked_paths(ctx)?;
+    let tracked = crate::git::tracked_paths(&ctx.repo)?;
     if let Some(patterns) = include {
         for path in seed::included(primary, &patterns, &tracked) {
             if !lines.iter().any(|l| l.path == path) {
@@ -325,18 +318,4 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
         crate::error::warn(format_args!("not seeding {path}: {}", skip.reason()));
     }
     seed::apply(primary, worktree, &items)
-}
-
-/// Every path in the primary checkout's index.
-fn tracked_paths(ctx: &Context) -> Result<BTreeSet<String>> {
-    let main = ctx.repo.main_repo().map_err(crate::git::gix_err)?;
-    let index = main
-        .index_or_empty()
-        .map_err(crate::git::gix_err)
-        .context("cannot read the primary checkout's index")?;
-    Ok(index
-        .entries()
-        .iter()
-        .map(|e| e.path(&index).to_string())
-        .collect())
 }

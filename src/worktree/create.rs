@@ -191,7 +191,7 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
         args.name,
         plan.branch,
         plan.base_ref,
-        super::short(&plan.base_commit.to_string())
+        git::short(&plan.base_commit.to_string())
     );
 
     let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
@@ -241,13 +241,7 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
     }
     // `HEAD` is recorded as the branch it names, so ahead/behind follow that branch later.
     let base_ref = match args.base.as_deref() {
-        None | Some("HEAD") => ctx
-            .repo
-            .head_name()
-            .ok()
-            .flatten()
-            .map(|n| n.shorten().to_string())
-            .unwrap_or_else(|| "HEAD".to_owned()),
+        None | Some("HEAD") => git::head_branch(&ctx.repo).unwrap_or_else(|| "HEAD".to_owned()),
         Some(rev) => rev.to_owned(),
     };
     let base_rev = args.base.as_deref().unwrap_or("HEAD");
@@ -263,13 +257,7 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
         // A branch kept by an earlier `remove` is resumed, not replaced.
         Some(tip) => {
             eprintln!("resuming existing branch {branch}");
-            let fork = ctx
-                .repo
-                .merge_base(tip, base)
-                .ok()
-                .flatten()
-                .map(|id| id.detach())
-                .unwrap_or(base);
+            let fork = git::merge_base(&ctx.repo, tip, base).unwrap_or(base);
             Plan {
                 branch,
                 new_branch: false,

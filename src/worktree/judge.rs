@@ -117,9 +117,9 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     if entry.present {
         let repo = status::open(&entry.path)?;
         facts.dirty = status::is_dirty(&repo)?;
-        head = repo.head_id().ok().map(|id| id.detach());
-        if let Some(name) = repo.head_name().ok().flatten() {
-            facts.branch = name.shorten().to_string();
+        head = crate::git::head(&repo);
+        if let Some(name) = crate::git::head_branch(&repo) {
+            facts.branch = name;
         }
     }
     let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| {

@@ -62,11 +62,6 @@ pub fn unknown(name: &str) -> anyhow::Error {
     )
 }
 
-/// The abbreviated commit id shown to people.
-pub fn short(hex: &str) -> &str {
-    &hex[..hex.len().min(7)]
-}
-
 /// The checkout the command runs in (hooks are read and written there).
 pub fn checkout_here(ctx: &Context) -> Result<std::path::PathBuf> {
     ctx.current.clone().ok_or_else(|| {

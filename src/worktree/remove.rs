@@ -146,7 +146,7 @@ pub fn carry_out(
         return Ok(format!(
             "branch {} deleted (was {})",
             record.branch,
-            super::short(&tip.to_string())
+            git::short(&tip.to_string())
         ));
     }
     Ok(format!("branch {} kept", record.branch))
