@@ -14,12 +14,14 @@
 //! - [`judge::facts`] and [`judge::verdict`]: whether a worktree may go, and why not.
 //! - [`remove::remove`], [`remove::carry_out`]: remove and tear down.
 //! - [`sweep::clean`], [`sweep::sweep`]: remove everything that holds nothing of value.
+//! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none.
 
 pub mod bring_up;
 pub mod claim;
 pub mod create;
 pub mod judge;
+pub mod prune;
 pub mod remove;
 pub mod sweep;
 

@@ -1,0 +1,143 @@
+//! Prune: forget managed worktrees whose folder is gone (running their teardown), drop git admin
+//! entries that point nowhere, and free the port blocks of worktrees that no longer exist, also
+//! those of clones since deleted. [`plan`] only reads; the command prints it (`--dry-run`) or hands
+//! it to [`carry_out`], which acts under the registry lock. It never touches a worktree that exists.
+
+use anyhow::Result;
+
+use crate::git::worktrees::{self, Stale};
+use crate::inventory;
+use crate::ports;
+use crate::registry::{Record, Registry, Store};
+use crate::repo::Context;
+
+/// What prune does (or, once carried out, did).
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// git admin entries under `<common dir>/worktrees/` that point nowhere.
+    pub admin: Vec<Stale>,
+    /// Managed worktrees whose folder is gone.
+    pub forget: Vec<Record>,
+    /// Port blocks of worktrees that no longer exist, on this machine.
+    pub free: Vec<ports::Entry>,
+}
+
+impl Plan {
+    pub fn is_empty(&self) -> bool {
+        self.admin.is_empty() && self.forget.is_empty() && self.free.is_empty()
+    }
+}
+
+/// The worktrees of `registry` whose folder is gone (git may still list them).
+fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
+    Ok(inventory::entries(ctx, registry, false)?
+        .into_iter()
+        .filter(|e| !e.present && !e.path.exists())
+        .map(|e| e.name)
+        .collect())
+}
+
+/// The blocks to free: those of the forgotten worktrees, then every other block whose worktree
+/// is gone machine-wide (`others`), each once.
+fn blocks(mut of_forgotten: Vec<ports::Entry>, others: Vec<ports::Entry>) -> Vec<ports::Entry> {
+    for entry in others {
+        if !of_forgotten.contains(&entry) {
+            of_forgotten.push(entry);
+        }
+    }
+    of_forgotten
+}
+
+/// What prune would do now; changes nothing.
+pub fn plan(ctx: &Context) -> Result<Plan> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    let forget: Vec<Record> = gone(ctx, &registry)?
+        .into_iter()
+        .filter_map(|n| registry.find(&n).cloned())
+        .collect();
+    let port_store = ports::Store::machine()?;
+    let mut of_forgotten = Vec::new();
+    for record in forget.iter().filter(|r| r.ports.is_some()) {
+        of_forgotten.extend(
+            port_store
+                .list_for(&ctx.common_dir)?
+                .into_iter()
+                .filter(|e| e.name == record.name),
+        );
+    }
+    // No ports file: no block anywhere on this machine, and nothing to create.
+    let others = if port_store.path().exists() {
+        port_store.prunable()?
+    } else {
+        Vec::new()
+    };
+    Ok(Plan {
+        admin: worktrees::stale_admin_entries(&ctx.common_dir)?,
+        forget,
+        free: blocks(of_forgotten, others),
+    })
+}
+
+/// Prune: roll back dead adds, drop stale admin entries, forget gone worktrees (judged again
+/// under the lock, then torn down), free blocks. Returns what was done.
+pub fn carry_out(ctx: &Context) -> Result<Plan> {
+    drop(super::lock(ctx)?);
+    let admin = worktrees::stale_admin_entries(&ctx.common_dir)?;
+    worktrees::drop_admin_entries(&ctx.common_dir, &admin)?;
+    let forget = Store::new(ctx.state_dir()).update(|registry| {
+        let names = gone(ctx, registry)?;
+        Ok(names
+            .iter()
+            .filter_map(|n| registry.remove(n))
+            .collect::<Vec<_>>())
+    })?;
+    for record in &forget {
+        if let Some(primary) = &ctx.primary
+            && let Err(err) = super::bring_up::teardown(ctx, record, primary)
+        {
+            crate::error::warn(format_args!(
+                "teardown of '{}' failed: {err:#}",
+                record.name
+            ));
+        }
+    }
+    let port_store = ports::Store::machine()?;
+    let mut of_forgotten = Vec::new();
+    for record in forget.iter().filter(|r| r.ports.is_some()) {
+        of_forgotten.extend(port_store.free(&ctx.common_dir, &record.name)?);
+    }
+    let others = if port_store.path().exists() {
+        port_store.prune()?
+    } else {
+        Vec::new()
+    };
+    Ok(Plan {
+        admin,
+        forget,
+        free: blocks(of_forgotten, others),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(name: &str) -> ports::Entry {
+        ports::Entry {
+            common_dir: "/r/.git".into(),
+            name: name.into(),
+            path: format!("/w/{name}").into(),
+            first: 24000,
+            units: 1,
+            count: 10,
+            pid: 0,
+            reserved: 0,
+        }
+    }
+
+    #[test]
+    fn a_block_freed_with_its_worktree_is_listed_once() {
+        let freed = blocks(vec![block("a")], vec![block("a"), block("b")]);
+        assert_eq!(freed, vec![block("a"), block("b")]);
+    }
+}
