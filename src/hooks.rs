@@ -15,7 +15,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::{error, names, statefile};
+use crate::process::group_alive;
+use crate::{clock, error, names, statefile};
+
+// Moved to `names`; kept here until every caller imports it from there.
+pub use crate::names::MAX_PORTS;
 
 /// Every hook name, in the order they are listed.
 pub const NAMES: [&str; 4] = [
@@ -24,8 +28,6 @@ pub const NAMES: [&str; 4] = [
     names::HOOK_PORTS,
     names::HOOK_SEED,
 ];
-/// The most ports a project may ask for.
-pub const MAX_PORTS: u16 = 1000;
 /// `sh -c` takes the script as one argument, and Linux caps one argument at 128 KiB.
 const MAX_SCRIPT_BYTES: usize = 100 * 1024;
 /// How often a running hook is checked for Ctrl-C; its exit is seen at once.
@@ -475,7 +477,7 @@ pub fn trust(common_dir: &Path, hooks: &[&Hook]) -> Result<usize> {
     lock.lock()
         .with_context(|| format!("cannot lock {}", lock_path.display()))?;
     let mut file = read_trust(&path)?;
-    let now = crate::registry::now();
+    let now = clock::now();
     let mut added = 0;
     for (name, hash) in wanted {
         if !file.holds(name, &hash) {
@@ -557,7 +559,7 @@ fn read_trust(path: &Path) -> Result<TrustFile> {
 /// error naming the key.
 pub fn timeout(configured: Option<&str>) -> Result<Duration> {
     let raw = configured.unwrap_or(names::DEFAULT_HOOK_TIMEOUT);
-    match crate::session::parse_duration(raw) {
+    match clock::parse_duration(raw) {
         Some(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
         _ => Err(error::refuse_with_hint(
             format!(
@@ -611,7 +613,7 @@ impl std::error::Error for Failed {}
 
 fn human(d: Duration) -> String {
     if d.subsec_nanos() == 0 {
-        crate::session::format_duration(d.as_secs())
+        clock::format_duration(d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
     }
@@ -794,47 +796,6 @@ fn signal_group(group: libc::pid_t, signal: libc::c_int) {
     }
 }
 
-/// Whether any live process of the group is left. A zombie does not count: it holds nothing, and
-/// its reaper (PID 1 in a container) may take seconds to collect it, or never do.
-fn group_alive(group: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks that the group exists and may be signalled.
-    let rc = unsafe { libc::kill(-group, 0) };
-    if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
-        return false;
-    }
-    live_member(group).unwrap_or(true)
-}
-
-/// Whether `/proc` shows a member of `group` that is not a zombie; `None` without `/proc`.
-#[cfg(target_os = "linux")]
-fn live_member(group: libc::pid_t) -> Option<bool> {
-    let group = group.to_string();
-    let live = fs::read_dir("/proc").ok()?.flatten().any(|entry| {
-        let name = entry.file_name();
-        if !name.as_bytes().iter().all(u8::is_ascii_digit) {
-            return false;
-        }
-        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
-            return false;
-        };
-        // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
-        let mut fields = stat
-            .rsplit_once(')')
-            .map(|(_, rest)| rest)
-            .unwrap_or("")
-            .split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1);
-        pgrp == Some(group.as_str()) && state != Some("Z")
-    });
-    Some(live)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn live_member(_group: libc::pid_t) -> Option<bool> {
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -887,25 +848,21 @@ mod tests {
 
     /// Running: present in the process table and not a zombie.
     fn running(pid: i32) -> bool {
-        match fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => stat
-                .rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().next())
-                .is_some_and(|state| state != "Z"),
-            Err(_) if Path::new("/proc/self").exists() => false,
+        match crate::process::stat(pid as u32) {
+            Some(stat) => stat.state != 'Z',
+            None if Path::new("/proc/self").exists() => false,
             // SAFETY: signal 0 only asks whether the process exists.
-            Err(_) => unsafe { libc::kill(pid, 0) == 0 },
+            None => unsafe { libc::kill(pid, 0) == 0 },
         }
     }
 
     fn wait_for_file(path: &Path) -> String {
         let until = Instant::now() + Duration::from_secs(10);
         loop {
-            if let Ok(text) = fs::read_to_string(path) {
-                if text.ends_with('\n') {
-                    return text;
-                }
+            if let Ok(text) = fs::read_to_string(path)
+                && text.ends_with('\n')
+            {
+                return text;
             }
             assert!(Instant::now() < until, "{} never appeared", path.display());
             std::thread::sleep(Duration::from_millis(10));

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::git;
+use crate::paths::real_or_same;
 use crate::registry::{Record, Registry};
-use crate::repo::{Context, real_or_same};
+use crate::repo::Context;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -2,6 +2,7 @@
 //! kept out of their reach. The binary (`src/main.rs`) only parses and dispatches to `commands`.
 
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod git;
@@ -9,7 +10,9 @@ pub mod guard;
 pub mod hooks;
 pub mod inventory;
 pub mod names;
+pub mod paths;
 pub mod ports;
+pub mod process;
 pub mod registry;
 pub mod repo;
 pub mod seed;

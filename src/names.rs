@@ -22,6 +22,9 @@ pub const DEFAULT_TRUNK: &str = "main";
 /// Port range when `berth.portRange` is not set; it is cut into units of [`PORT_UNIT`] ports.
 pub const DEFAULT_PORT_RANGE: &str = "24000-24999";
 pub const PORT_UNIT: u16 = 10;
+/// The most ports a project may ask for (`.worktree-hooks/ports` and `install --ports` hold 1 to
+/// this).
+pub const MAX_PORTS: u16 = 1000;
 /// How long a setup or teardown hook may run when `berth.hookTimeout` is not set.
 pub const DEFAULT_HOOK_TIMEOUT: &str = "15m";
 /// How long a hook's process group gets between TERM and KILL.

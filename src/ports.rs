@@ -19,12 +19,13 @@ use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::names::{self, PORT_UNIT};
-use crate::{error, registry, session, statefile};
+use crate::{clock, error, paths, process, statefile};
+
+// Moved to `names`; kept here until every caller imports it from there.
+pub use crate::names::MAX_PORTS;
 
 /// The format this build reads and writes; a newer file is refused rather than rewritten.
 pub const FORMAT_VERSION: u32 = 1;
-/// The most ports a project may ask for (`.worktree-hooks/ports` holds 1 to this).
-pub const MAX_PORTS: u16 = 1000;
 /// How long the probe waits for one connection on one address.
 pub const PROBE_TIMEOUT: Duration = Duration::from_millis(30);
 /// While the process that reserved a block still runs, its worktree folder may not exist yet: for
@@ -363,7 +364,7 @@ fn path_exists(path: &Path) -> bool {
 }
 
 fn process_alive(pid: u32) -> bool {
-    pid != 0 && session::process_alive(pid, None)
+    pid != 0 && process::alive(pid, None)
 }
 
 /// An entry whose clone is gone, or whose worktree folder is gone unless it was reserved moments
@@ -398,19 +399,19 @@ fn reserve_in(
 ) -> Result<Reserved, Exhausted> {
     let own = book.entries.iter().position(|e| e.is(common_dir, name));
     let previous = own.map(|at| book.entries[at].block());
-    if let (Some(at), Some(block)) = (own, previous) {
-        if block.count == wanted {
-            // Stamped afresh, so the grace covers a worktree being made again at this path.
-            let entry = &mut book.entries[at];
-            entry.path = path.to_owned();
-            entry.pid = facts.pid;
-            entry.reserved = facts.now;
-            return Ok(Reserved {
-                block,
-                previous,
-                taken_over: Vec::new(),
-            });
-        }
+    if let (Some(at), Some(block)) = (own, previous)
+        && block.count == wanted
+    {
+        // Stamped afresh, so the grace covers a worktree being made again at this path.
+        let entry = &mut book.entries[at];
+        entry.path = path.to_owned();
+        entry.pid = facts.pid;
+        entry.reserved = facts.now;
+        return Ok(Reserved {
+            block,
+            previous,
+            taken_over: Vec::new(),
+        });
     }
     let gone: Vec<bool> = book.entries.iter().map(|e| stale(e, facts)).collect();
     let held: Vec<Block> = book
@@ -473,7 +474,7 @@ impl Store {
 
     /// The machine's store, in `${XDG_DATA_HOME:-~/.local/share}/git-berth`.
     pub fn machine() -> Result<Self> {
-        Ok(Store::new(crate::repo::data_dir()?))
+        Ok(Store::new(paths::data_dir()?))
     }
 
     pub fn path(&self) -> PathBuf {
@@ -512,7 +513,7 @@ impl Store {
             range,
             (common_dir, name, path),
             wanted,
-            &Facts::real(registry::now()),
+            &Facts::real(clock::now()),
         )
     }
 
@@ -546,7 +547,7 @@ impl Store {
     /// Entries whose worktree folder is gone (past [`RESERVE_GRACE_SECS`] while the reserving
     /// process runs), or whose clone is gone. Read without the lock; changes nothing.
     pub fn prunable(&self) -> Result<Vec<Entry>> {
-        let facts = Facts::real(registry::now());
+        let facts = Facts::real(clock::now());
         let mut entries = self.load()?;
         entries.retain(|e| stale(e, &facts));
         Ok(entries)
@@ -554,7 +555,7 @@ impl Store {
 
     /// Free every [`Store::prunable`] block, judged again under the lock, and return them.
     pub fn prune(&self) -> Result<Vec<Entry>> {
-        self.prune_with(&Facts::real(registry::now()))
+        self.prune_with(&Facts::real(clock::now()))
     }
 
     fn prune_with(&self, facts: &Facts) -> Result<Vec<Entry>> {
@@ -699,7 +700,7 @@ mod tests {
                     range,
                     (&self.common_dir(clone), name, &path),
                     wanted,
-                    &facts(registry::now(), &never),
+                    &facts(clock::now(), &never),
                 )
                 .unwrap()
         }
@@ -1038,7 +1039,7 @@ mod tests {
                 &range("24000-24999"),
                 (&m.common_dir("b"), "new", &path),
                 10,
-                &facts(registry::now(), &never),
+                &facts(clock::now(), &never),
             )
             .unwrap()
             .unwrap();
@@ -1165,7 +1166,7 @@ mod tests {
                                 &range("24000-24999"),
                                 (common_dir, &format!("w{i}"), path),
                                 15,
-                                &facts(registry::now(), &never),
+                                &facts(clock::now(), &never),
                             )
                             .unwrap()
                             .unwrap()

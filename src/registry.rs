@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{names, statefile};
 
+// Moved to `clock`; kept here until every caller imports it from there.
+pub use crate::clock::now;
+
 /// The format this build reads and writes. A newer file is refused rather than rewritten without
 /// the fields this build does not know.
 pub const FORMAT_VERSION: u32 = 1;
@@ -198,14 +201,6 @@ pub fn parse(text: &str) -> Result<Registry, String> {
 fn write_atomic(path: &Path, registry: &Registry) -> Result<()> {
     let text = toml::to_string(registry).context("cannot serialize the registry")?;
     statefile::write_atomic(path, text.as_bytes(), None)
-}
-
-/// Seconds since the Unix epoch.
-pub fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
-use crate::{error, git, names};
+use crate::{clock, error, git, names};
+
+// Moved to `paths`; kept here until every caller imports them from there.
+use crate::paths::expand_home;
+pub use crate::paths::{data_dir, real_or_same};
 
 /// Where the caller stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,7 +96,7 @@ impl Context {
         let raw = self
             .config_string(names::config::CLAIM_TTL)
             .unwrap_or_else(|| names::DEFAULT_CLAIM_TTL.to_owned());
-        crate::session::parse_duration(&raw).ok_or_else(|| {
+        clock::parse_duration(&raw).ok_or_else(|| {
             error::refuse_with_hint(
                 format!("{} is '{raw}', not a duration", names::config::CLAIM_TTL),
                 format!("git config {} 12h", names::config::CLAIM_TTL),
@@ -151,30 +155,6 @@ impl Context {
     }
 }
 
-/// `${XDG_DATA_HOME:-~/.local/share}/git-berth`.
-pub fn data_dir() -> Result<PathBuf> {
-    let base = std::env::var_os(names::env::XDG_DATA_HOME)
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| dirs::home_dir().map(|h| h.join(".local").join("share")))
-        .ok_or_else(|| {
-            error::refuse_with_hint(
-                "cannot find a data directory: neither XDG_DATA_HOME nor HOME is set",
-                "export HOME, or set git config berth.worktreeBase <dir>",
-            )
-        })?;
-    Ok(base.join(names::DATA_DIR))
-}
-
-fn expand_home(path: &str) -> PathBuf {
-    match path.strip_prefix("~/") {
-        Some(rest) => dirs::home_dir()
-            .map(|h| h.join(rest))
-            .unwrap_or_else(|| PathBuf::from(path)),
-        None => PathBuf::from(path),
-    }
-}
-
 /// The primary checkout's folder name (a bare repository's without `.git`).
 fn project_name(anchor: &Path) -> String {
     let name = anchor
@@ -194,12 +174,6 @@ pub fn short_hash(bytes: &[u8]) -> String {
         hash = hash.wrapping_mul(0x0100_0193);
     }
     format!("{hash:08x}")
-}
-
-/// Paths are compared after resolving symlinks (`/tmp` vs `/private/tmp`); keep the path as given
-/// when it cannot be resolved (a worktree whose folder is gone).
-pub fn real_or_same(path: &Path) -> PathBuf {
-    gix::path::realpath(path).unwrap_or_else(|_| path.to_owned())
 }
 
 #[cfg(test)]

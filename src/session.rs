@@ -1,11 +1,16 @@
 //! Sessions and claims: who holds a worktree, and whether that hold is still live. The judging is
-//! pure (`judge`); only `current` and `process_alive` look at the environment and `/proc`.
+//! pure (`judge`); only `current` and `holder_pid` look at the environment and the processes.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::error::refuse_with_hint;
-use crate::names;
+use crate::process::{self, comm, parent_of};
+use crate::{clock, names};
+
+// Moved to `clock` and `process`; kept here until every caller imports them from there.
+pub use crate::clock::{age, format_duration, parse_duration};
+pub use crate::process::alive as process_alive;
 
 /// A hold on a worktree: which session, which process keeps it alive, and since when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,14 +76,14 @@ pub fn judge(
         return Hold::Stale(format!("pid {} is gone", claim.pid));
     }
     if now.saturating_sub(claim.at) >= ttl {
-        return Hold::Stale(format!("older than {}", format_duration(ttl)));
+        return Hold::Stale(format!("older than {}", clock::format_duration(ttl)));
     }
     Hold::Live
 }
 
 /// [`judge`] a claim now, against the processes running on this machine.
 pub fn hold(claim: Option<&Claim>, me: &str, ttl: u64) -> Hold {
-    judge(claim, me, crate::registry::now(), ttl, process_alive)
+    judge(claim, me, clock::now(), ttl, process::alive)
 }
 
 /// The caller's session: `--session`, else `BERTH_SESSION`, else `<user>@<host>`.
@@ -105,11 +110,11 @@ pub fn current(flag: Option<&str>) -> Result<Session> {
                     ),
                 )
             })?;
-            (pid, process_start(pid))
+            (pid, process::start_time(pid))
         }
         _ => {
             let pid = holder_pid();
-            (pid, process_start(pid))
+            (pid, process::start_time(pid))
         }
     };
     Ok(Session { id, pid, pid_start })
@@ -202,79 +207,6 @@ pub fn holder_pid() -> u32 {
     }
 }
 
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name is in parentheses and may hold spaces; fields after it are plain.
-    let rest = &text[text.rfind(')')? + 2..];
-    Some(rest.split(' ').map(str::to_owned).collect())
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    stat_fields(pid)?.get(1)?.parse().ok()
-}
-
-fn comm(pid: u32) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/{pid}/comm"))
-        .ok()
-        .map(|c| c.trim_end().to_owned())
-}
-
-/// Start time of a process in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
-fn process_start(pid: u32) -> Option<u64> {
-    stat_fields(pid)?.get(19)?.parse().ok()
-}
-
-/// Whether the process that made a claim still runs. Where `/proc` is missing (not Linux), a
-/// process is taken as alive and the claim lives until its TTL.
-pub fn process_alive(pid: u32, start: Option<u64>) -> bool {
-    if !std::path::Path::new("/proc/self/stat").exists() {
-        return true;
-    }
-    match (process_start(pid), start) {
-        (None, _) => false,
-        (Some(now), Some(then)) => now == then,
-        (Some(_), None) => true,
-    }
-}
-
-/// `12h`, `30m`, `45s`, `2d` or plain seconds.
-pub fn parse_duration(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (digits, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let n: u64 = digits.parse().ok()?;
-    let scale = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86400,
-        _ => return None,
-    };
-    n.checked_mul(scale)
-}
-
-pub fn format_duration(secs: u64) -> String {
-    match secs {
-        s if s % 86400 == 0 && s >= 86400 => format!("{}d", s / 86400),
-        s if s % 3600 == 0 && s >= 3600 => format!("{}h", s / 3600),
-        s if s % 60 == 0 && s >= 60 => format!("{}m", s / 60),
-        s => format!("{s}s"),
-    }
-}
-
-/// How long ago, for people: `3m ago`.
-pub fn age(now: u64, then: u64) -> String {
-    let secs = now.saturating_sub(then);
-    match secs {
-        s if s < 60 => format!("{s}s ago"),
-        s if s < 3600 => format!("{}m ago", s / 60),
-        s if s < 86400 => format!("{}h ago", s / 3600),
-        s => format!("{}d ago", s / 86400),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,26 +263,5 @@ mod tests {
         for good in ["agent-7", "me@host", "0f9c1e2a-uuid", "s.1"] {
             assert!(validate(good).is_ok(), "{good:?}");
         }
-    }
-
-    #[test]
-    fn durations_read_as_people_write_them() {
-        assert_eq!(parse_duration("12h"), Some(43200));
-        assert_eq!(parse_duration("30m"), Some(1800));
-        assert_eq!(parse_duration("90"), Some(90));
-        assert_eq!(parse_duration("2d"), Some(172800));
-        assert_eq!(parse_duration("soon"), None);
-        assert_eq!(format_duration(43200), "12h");
-    }
-
-    #[test]
-    fn this_process_is_alive_and_a_wrong_start_time_is_not() {
-        let me = std::process::id();
-        let start = process_start(me);
-        assert!(process_alive(me, start));
-        if let Some(start) = start {
-            assert!(!process_alive(me, Some(start + 1)));
-        }
-        assert!(!process_alive(u32::MAX - 1, None));
     }
 }

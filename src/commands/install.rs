@@ -19,7 +19,11 @@ pub struct InstallArgs {
     #[arg(long, value_name = "CMD")]
     pub teardown: Option<String>,
     /// How many ports each worktree gets (1-1000)
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u16).range(1..=i64::from(names::MAX_PORTS))
+    )]
     pub ports: Option<u16>,
     /// Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks
     #[arg(long)]
@@ -84,4 +88,21 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
         writeln!(out, "{}", path.display())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Args as _;
+
+    #[test]
+    fn the_help_for_ports_names_the_same_limit_the_parser_enforces() {
+        let cmd = InstallArgs::augment_args(clap::Command::new("install"));
+        let ports = cmd.get_arguments().find(|a| a.get_id() == "ports").unwrap();
+        let help = ports.get_help().unwrap().to_string();
+        assert!(
+            help.contains(&format!("(1-{})", names::MAX_PORTS)),
+            "{help}"
+        );
+    }
 }

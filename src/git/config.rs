@@ -1,6 +1,10 @@
 //! How berth opens repositories: `git -c` values and an identity fallback reach every repository
 //! gix opens, including those it opens internally for a new worktree.
 
+use std::path::Path;
+
+use anyhow::Context as _;
+
 use crate::names;
 
 /// Options for every repository berth opens.
@@ -40,6 +44,21 @@ pub fn whole_seconds_unless_ctime_is_trusted(repo: &mut gix::Repository) -> anyh
             .map_err(crate::git::gix_err)?;
     }
     Ok(())
+}
+
+/// Open the repository of the checkout at `path`, ready for the dirty checks of `status` and
+/// `quick`: file times compared as [`whole_seconds_unless_ctime_is_trusted`] allows.
+pub fn open(path: &Path) -> anyhow::Result<gix::Repository> {
+    open_opts(path, open_options())
+}
+
+/// [`open`] with other open options (tests open isolated from the user's git config).
+pub fn open_opts(path: &Path, options: gix::open::Options) -> anyhow::Result<gix::Repository> {
+    let mut repo = gix::open_opts(path, options)
+        .map_err(crate::git::gix_err)
+        .with_context(|| format!("cannot open worktree {}", path.display()))?;
+    whole_seconds_unless_ctime_is_trusted(&mut repo)?;
+    Ok(repo)
 }
 
 /// Parse `GIT_CONFIG_PARAMETERS` as git writes it: single-quoted words separated by spaces, either

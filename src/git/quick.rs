@@ -29,7 +29,7 @@ pub enum Verdict {
     Unsure,
 }
 
-/// The verdict for the checkout of `repo`, opened with [`super::status::open`]. `trees` is shared
+/// The verdict for the checkout of `repo`, opened with [`super::config::open`]. `trees` is shared
 /// by every call of one run. An error is as good as `Unsure`.
 pub fn verdict(repo: &gix::Repository, trees: &Trees) -> Result<Verdict> {
     let Some(workdir) = repo.workdir() else {

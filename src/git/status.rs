@@ -1,23 +1,11 @@
 //! Whether a worktree holds work that is not committed: tracked changes or untracked files, never
 //! ignored ones. Many worktrees are checked in parallel, each on its own thread and repository.
 
-use std::path::Path;
+use anyhow::Result;
 
-use anyhow::{Context as _, Result};
-
-/// Open the repository of the checkout at `path`, ready for the dirty checks below.
-pub fn open(path: &Path) -> Result<gix::Repository> {
-    open_opts(path, super::config::open_options())
-}
-
-/// [`open`] with other open options (tests open isolated from the user's git config).
-pub fn open_opts(path: &Path, options: gix::open::Options) -> Result<gix::Repository> {
-    let mut repo = gix::open_opts(path, options)
-        .map_err(crate::git::gix_err)
-        .with_context(|| format!("cannot open worktree {}", path.display()))?;
-    super::config::whole_seconds_unless_ctime_is_trusted(&mut repo)?;
-    Ok(repo)
-}
+// Moved to `config`, which both this file and `quick` build on; kept here until every caller
+// imports them from there.
+pub use super::config::{open, open_opts};
 
 /// True when the checkout has staged, modified, deleted or untracked files. Stops at the first
 /// change found. Checks many files on all cores; see [`is_dirty_on_one_thread`].

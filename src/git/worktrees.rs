@@ -11,7 +11,7 @@ use anyhow::{Context as _, Result};
 use gix::refs::transaction::PreviousValue;
 
 use crate::error;
-use crate::repo::real_or_same;
+use crate::paths::real_or_same;
 
 /// A linked worktree as git records it.
 #[derive(Debug, Clone)]

@@ -1,0 +1,140 @@
+//! Processes on this machine: whether one still runs, its parent, name and start time, and whether
+//! a process group has a live member. `/proc/<pid>/stat` is parsed here and nowhere else. A leaf:
+//! it imports nothing of the crate; it only reads, and never signals anything but signal 0.
+
+use std::fs;
+use std::path::Path;
+
+/// The fields of `/proc/<pid>/stat` berth reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    /// `R`, `S`, `Z` (zombie) and so on.
+    pub state: char,
+    pub ppid: u32,
+    /// The process group.
+    pub pgrp: libc::pid_t,
+    /// Start time in clock ticks since boot (field 22), so a reused pid is told apart.
+    pub start: u64,
+}
+
+/// Parse one `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp ...`. The command name is in
+/// parentheses and may hold spaces and parentheses itself, so fields are counted after the last `)`.
+pub fn parse_stat(text: &str) -> Option<Stat> {
+    let (_, rest) = text.rsplit_once(')')?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Stat {
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// The stat of a running (or zombie) process; `None` when it is gone or there is no `/proc`.
+pub fn stat(pid: u32) -> Option<Stat> {
+    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+pub fn parent_of(pid: u32) -> Option<u32> {
+    stat(pid).map(|s| s.ppid)
+}
+
+/// The process's command name, as `ps -o comm` shows it.
+pub fn comm(pid: u32) -> Option<String> {
+    fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|c| c.trim_end().to_owned())
+}
+
+/// Start time of a process in clock ticks since boot (field 22 of `/proc/<pid>/stat`).
+pub fn start_time(pid: u32) -> Option<u64> {
+    stat(pid).map(|s| s.start)
+}
+
+/// Whether the process that made a claim still runs. Where `/proc` is missing (not Linux), a
+/// process is taken as alive and the claim lives until its TTL.
+pub fn alive(pid: u32, start: Option<u64>) -> bool {
+    if !Path::new("/proc/self/stat").exists() {
+        return true;
+    }
+    match (start_time(pid), start) {
+        (None, _) => false,
+        (Some(now), Some(then)) => now == then,
+        (Some(_), None) => true,
+    }
+}
+
+/// Whether any live process of the group is left. A zombie does not count: it holds nothing, and
+/// its reaper (PID 1 in a container) may take seconds to collect it, or never do.
+pub fn group_alive(group: libc::pid_t) -> bool {
+    // SAFETY: signal 0 only checks that the group exists and may be signalled.
+    let rc = unsafe { libc::kill(-group, 0) };
+    if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
+        return false;
+    }
+    live_member(group).unwrap_or(true)
+}
+
+/// Whether `/proc` shows a member of `group` that is not a zombie; `None` without `/proc`.
+#[cfg(target_os = "linux")]
+fn live_member(group: libc::pid_t) -> Option<bool> {
+    let live = fs::read_dir("/proc").ok()?.flatten().any(|entry| {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            return false;
+        };
+        stat(pid).is_some_and(|s| s.pgrp == group && s.state != 'Z')
+    });
+    Some(live)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn live_member(_group: libc::pid_t) -> Option<bool> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_name_with_spaces_and_parentheses_does_not_shift_the_fields() {
+        let line = "4121 (my (odd) name) S 4000 4121 4000 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 10 18446744073709551615\n";
+        assert_eq!(
+            parse_stat(line),
+            Some(Stat {
+                state: 'S',
+                ppid: 4000,
+                pgrp: 4121,
+                start: 98765
+            })
+        );
+        assert_eq!(parse_stat("4121 (cut) S 1"), None);
+        assert_eq!(parse_stat("no parenthesis"), None);
+    }
+
+    #[test]
+    fn this_process_is_alive_and_a_wrong_start_time_is_not() {
+        let me = std::process::id();
+        let start = start_time(me);
+        assert!(alive(me, start));
+        if let Some(start) = start {
+            assert!(!alive(me, Some(start + 1)));
+        }
+        assert!(!alive(u32::MAX - 1, None));
+    }
+
+    #[test]
+    fn this_process_has_a_parent_and_its_group_is_alive() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        let me = stat(std::process::id()).unwrap();
+        assert_eq!(parent_of(std::process::id()), Some(me.ppid));
+        assert_ne!(me.state, 'Z');
+        assert!(group_alive(me.pgrp));
+    }
+}
