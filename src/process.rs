@@ -18,7 +18,7 @@ pub struct Stat {
 }
 
 /// Parse one `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp ...`. The command name is in
-/// parentheses and may hold spaces and parentheses itself, so fields are counted after the last `)`.
+/// parentheses and may hold spaces and parentheses, so fields are counted after the last `)`.
 pub fn parse_stat(text: &str) -> Option<Stat> {
     let (_, rest) = text.rsplit_once(')')?;
     let fields: Vec<&str> = rest.split_whitespace().collect();
