@@ -1,0 +1,45 @@
+//! `.worktree-hooks`: write them, read the ones in force, trust them, run them.
+//! A setup or teardown hook runs only as the exact bytes that were read (and trusted), in its own
+//! process group, so that a timeout or Ctrl-C stops everything it started. Nothing here prompts.
+//! Each job has its file: `write` (the files and what `install` writes), `read` (the hooks in
+//! force), `trust` (which contents may run) and `run`; this module is their one public face.
+
+mod read;
+mod run;
+mod trust;
+mod write;
+
+pub use read::{
+    Hook, Hooks, NAMES, Origin, Source, committed, content_hash, in_checkout, in_force, local,
+    teardown_checkout,
+};
+pub use run::{Failed, Failure, run, run_with, timeout};
+pub use trust::{Trusted, ensure_trusted, is_trusted, trust, trust_path, trusted};
+pub use write::{checkout_dir, install, local_dir, parse_command, parse_ports, quote, script};
+
+// Moved to `names`; kept here until every caller imports it from there.
+pub use crate::names::MAX_PORTS;
+
+/// Fixtures the tests of every part share.
+#[cfg(test)]
+mod testing {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use super::{Hook, Source};
+
+    pub fn scratch(test: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("berth-hooks-{test}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        gix::path::realpath(&dir).unwrap()
+    }
+
+    pub fn checkout_hook(name: &'static str, content: &str) -> Hook {
+        Hook {
+            name,
+            content: content.as_bytes().to_vec(),
+            source: Source::Checkout(PathBuf::from(format!("/repo/.worktree-hooks/{name}"))),
+        }
+    }
+}
