@@ -247,6 +247,43 @@ fn a_link_into_the_primary_made_earlier_is_followed_even_when_it_dangles() {
 }
 
 #[test]
+fn no_agent_moves_the_branch_the_primary_has_checked_out() {
+    let s = Sandbox::new("trunk");
+    let before = s.snapshot();
+    for (dir, c) in [
+        (&s.linked, "git update-ref refs/heads/main side"),
+        (&s.linked, "git branch -m main renamed"),
+        (&s.linked, "git branch -f main side"),
+        (&s.linked, "git branch -D main"),
+        (
+            &s.linked,
+            "git switch -q --ignore-other-worktrees main && git commit -q --allow-empty -m x",
+        ),
+        (&s.linked, "git worktree add -q --force ../l2 main"),
+        (&s.linked, "git fetch -q . side:main"),
+        (&s.linked, "git push -q . side:main"),
+        (&s.linked, "git push -q --all ."),
+        (
+            &s.primary,
+            "git -C ../linked update-ref refs/heads/main side",
+        ),
+        (&s.primary, "cd ../linked && git branch -m main renamed"),
+    ] {
+        if s.allows(dir, c) {
+            s.run(dir, c);
+            panic!("let through: {c}");
+        }
+    }
+    let changed = Sandbox::changed(&before, &s.snapshot());
+    assert!(changed.is_empty(), "the primary changed: {changed:#?}");
+    // Its own branch is the agent's to move.
+    assert!(s.allows(
+        &s.linked,
+        "git branch -f side HEAD && git push -q . side:side"
+    ));
+}
+
+#[test]
 fn a_hard_link_to_a_primary_file_is_not_written() {
     let s = Sandbox::new("hardlink");
     std::fs::hard_link(s.primary.join("README.md"), s.linked.join("shared.md")).unwrap();

@@ -272,6 +272,18 @@ impl Judge<'_, '_> {
             Effect::SharedConfig(what) => {
                 return Some(Block::SharedConfig { what: what.clone() });
             }
+            Effect::MovesBranch { branch, by } => {
+                return self.primaries.iter().find_map(|root| {
+                    let checked_out = checked_out_branch(root)?;
+                    (branch == "*" || *branch == checked_out).then(|| Block::Primary {
+                        root: root.clone(),
+                        what: format!(
+                            "`{by}` moves {checked_out}, the branch it has checked out (it moves \
+                             only through review and landing, or by a person)"
+                        ),
+                    })
+                });
+            }
             Effect::Runs { dir, program, .. } if program.is_empty() => {
                 (dir, "the command runs there".to_string())
             }
@@ -283,6 +295,13 @@ impl Judge<'_, '_> {
             Effect::Writes { path, by } => {
                 if managed::is_managed(path, self.home) {
                     return Some(Block::Settings { path: path.clone() });
+                }
+                // A worktree's `.git` file (or any of git's own files) decides where git works:
+                // rewritten, it points git at the primary's repository.
+                if path.components().any(|c| c.as_os_str() == ".git") {
+                    return Some(Block::Failed {
+                        what: format!("{} is git's own; only git writes it", path.display()),
+                    });
                 }
                 if hard_linked(path) {
                     return Some(Block::Failed {
@@ -335,6 +354,14 @@ impl Judge<'_, '_> {
         }
         None
     }
+}
+
+/// The branch a primary checkout has checked out, read from its `.git/HEAD`.
+fn checked_out_branch(root: &Path) -> Option<String> {
+    let head = std::fs::read_to_string(root.join(".git/HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
 }
 
 /// A regular file with more than one name: one of them may lie in the primary checkout.

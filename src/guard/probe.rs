@@ -87,6 +87,8 @@ enum Step {
 #[derive(Default)]
 pub struct Locator {
     known: std::collections::HashMap<PathBuf, Place>,
+    /// Paths found not to exist: nothing below them does either.
+    missing: std::collections::HashSet<PathBuf>,
 }
 
 /// How many folders up a path may climb to reach a located one before a full walk is cheaper.
@@ -115,11 +117,21 @@ impl Locator {
         if let Some(place) = from {
             let mut inherited = true;
             // Below a folder that does not exist, nothing does: no need to look.
-            let mut missing = false;
+            let mut missing = chain
+                .last()
+                .and_then(|top| top.parent())
+                .is_some_and(|p| self.missing.contains(p));
             for p in chain.iter().rev() {
-                if !missing {
+                if missing {
+                    self.missing.insert(p.to_path_buf());
+                } else {
                     match lies_with_parent(p) {
-                        Some(gone) => missing = gone,
+                        Some(gone) => {
+                            missing = gone;
+                            if gone {
+                                self.missing.insert(p.to_path_buf());
+                            }
+                        }
                         None => {
                             inherited = false;
                             break;

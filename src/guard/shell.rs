@@ -40,6 +40,8 @@ pub enum Effect {
     GitPlace(PathBuf),
     /// Configuration every worktree shares, which could send git into the primary.
     SharedConfig(String),
+    /// Git moves (or deletes, renames, pushes to) this branch; `*` for every branch.
+    MovesBranch { branch: String, by: String },
     /// A place or program only the running shell knows.
     Unknown(String),
 }
@@ -69,8 +71,16 @@ pub fn effects(command: &str, cwd: &Path, env: Env<'_>) -> Result<Vec<Effect>, N
         upstream: Vec::new(),
         last_words: Vec::new(),
         chdir: None,
+        tainted: HashSet::new(),
+        git_env: false,
+        redefines: None,
+        written: std::collections::HashMap::new(),
     };
     walk.taint(&toks);
+    if let Some(what) = walk.redefines.take() {
+        walk.unknown(what);
+        return Ok(walk.effects);
+    }
     walk.list(&toks);
     if walk.commands == 0 && walk.effects.is_empty() {
         // Nothing runs at all (an empty command, a comment): judged where the agent stands.
@@ -230,6 +240,26 @@ fn wrapper_text_option(wrapper: &str, opt: &str) -> bool {
     }
 }
 
+/// Folders whose programs are the ones their names say.
+const SYSTEM_BIN: &[&str] = &[
+    "/bin",
+    "/usr/bin",
+    "/usr/local/bin",
+    "/sbin",
+    "/usr/sbin",
+    "/opt/homebrew/bin",
+];
+
+/// Variables that make git (or the pager and editor it starts) run a program or read other
+/// configuration: with one set in the command, no git command only reads.
+fn configures_git(name: &str) -> bool {
+    (name.starts_with("GIT_") && !GIT_PLACE_VARIABLES.contains(&name))
+        || matches!(
+            name,
+            "PAGER" | "EDITOR" | "VISUAL" | "LESSOPEN" | "LESSCLOSE"
+        )
+}
+
 /// Git's variables that point it at another repository or work tree.
 const GIT_PLACE_VARIABLES: &[&str] = &[
     "GIT_DIR",
@@ -273,20 +303,17 @@ const GIT_READERS: &[&str] = &[
     "range-diff",
 ];
 
-/// Configuration keys that send git somewhere or make it run a program: never written by an
-/// agent, since every worktree shares them.
-fn dangerous_git_key(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    k == "core.worktree"
-        || k == "core.hookspath"
-        || k == "core.fsmonitor"
-        || k == "core.sshcommand"
-        || k == "core.pager"
-        || k == "core.editor"
-        || k == "core.bare"
-        || k.starts_with("alias.")
-        || k.starts_with("include.")
-        || k.starts_with("includeif.")
+/// Configuration sections an agent may write: none of their keys sends git elsewhere or makes
+/// it run a program. Every other key (`core.*`, `alias.*`, `include*`, `diff.*`, `filter.*`,
+/// `gpg.*`, `credential.*`, ...) is refused: the shared config would carry it into the primary.
+const SAFE_GIT_SECTIONS: &[&str] = &[
+    "user", "branch", "berth", "color", "log", "format", "pull", "push", "rebase", "fetch",
+    "advice", "status", "column", "i18n", "rerere", "blame", "stash", "tag", "help",
+];
+
+fn safe_git_key(key: &str) -> bool {
+    let section = key.split('.').next().unwrap_or("").to_ascii_lowercase();
+    SAFE_GIT_SECTIONS.contains(&section.as_str()) && !key.to_ascii_lowercase().ends_with("program")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,6 +340,16 @@ struct Walk<'e> {
     last_words: Vec<String>,
     /// Where a wrapper (`env -C`, `sudo -D`) sends the command it runs.
     chdir: Option<Vec<Dir>>,
+    /// Variables the command sets to values only the shell knows (`P=$(...)`, `read p`).
+    tainted: HashSet<String>,
+    /// The command configures git through its environment (`GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`).
+    git_env: bool,
+    /// Files this command writes, with their text when it is known (`cat > s.sh <<'EOF'`): a
+    /// script run later in the same command is judged by that text.
+    written: std::collections::HashMap<PathBuf, Option<String>>,
+    /// Something in the command changes what names mean (a function, `hash -p`, `shopt -s
+    /// cdable_vars`, `BASH_ENV`): found before the walk, it makes the whole command unknown.
+    redefines: Option<String>,
 }
 
 /// A word with its value (`None`: only the shell knows it).
@@ -330,10 +367,15 @@ impl Arg<'_> {
         &self.word.raw
     }
 
+    /// The program's name: a bare word, or a path in a system `bin` folder. `./cat` is not
+    /// `cat`: it is whatever that file is, so its whole path is its name.
     fn program(&self) -> Option<&str> {
-        self.text
-            .as_deref()
-            .map(|t| t.rsplit('/').next().unwrap_or(t))
+        let t = self.text.as_deref()?;
+        match t.rsplit_once('/') {
+            Some((dir, name)) if SYSTEM_BIN.contains(&dir) => Some(name),
+            Some(_) => Some(t),
+            None => Some(t),
+        }
     }
 }
 
@@ -361,17 +403,38 @@ impl Walk<'_> {
         self.emit(Effect::Unknown(what.into()));
     }
 
-    /// `HOME=`, `CDPATH=` anywhere in the command (as an assignment, `export`, `read`,
-    /// `printf -v`), found before the walk so a loop cannot use one before it is seen.
+    /// What the command sets for later parts of itself, found before the walk so a loop
+    /// cannot use it before it is seen: `HOME`, `CDPATH`, variables given values only the
+    /// shell knows, git's configuring variables, and anything that redefines names.
     fn taint(&mut self, toks: &[Tok]) {
         let mut stack = vec![toks];
         while let Some(list) = stack.pop() {
-            for t in list {
+            // The command word of the current simple command, and the words after it.
+            let mut command: Option<String> = None;
+            let mut prev: Option<&str> = None;
+            let mut prev_op_open = false;
+            for (i, t) in list.iter().enumerate() {
                 let w = match t {
                     Tok::Word(w) => w,
-                    Tok::Redirect(r) => &r.target,
-                    Tok::Op(_) => continue,
+                    Tok::Redirect(r) => {
+                        for sub in &r.target.subs {
+                            stack.push(sub);
+                        }
+                        continue;
+                    }
+                    Tok::Op(op) => {
+                        // `name ( )`: a function definition.
+                        if *op == Op::Close && prev_op_open {
+                            self.redefines = Some("a function defined in the command".into());
+                        }
+                        prev_op_open = *op == Op::Open
+                            && matches!(list.get(i.wrapping_sub(1)), Some(Tok::Word(_)));
+                        command = None;
+                        prev = None;
+                        continue;
+                    }
                 };
+                prev_op_open = false;
                 for sub in &w.subs {
                     stack.push(sub);
                 }
@@ -380,13 +443,62 @@ impl Walk<'_> {
                     .chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                     .collect();
-                if name == "HOME" {
-                    self.home_set = true;
+                let assigns = is_assignment(&w.raw);
+                if assigns || command.is_some() {
+                    self.set(&name, assigns && w.dynamic, assigns);
                 }
-                if name == "CDPATH" {
-                    self.cdpath_set = true;
+                match (command.as_deref(), prev) {
+                    (Some("read" | "mapfile" | "readarray"), _) if !raw.starts_with('-') => {
+                        self.set(&name, true, true)
+                    }
+                    (Some("printf"), Some("-v")) | (Some("getopts"), _) => {
+                        self.set(&name, true, true)
+                    }
+                    (Some("shopt"), _) if matches!(raw, "cdable_vars" | "expand_aliases") => {
+                        self.redefines = Some(format!("`shopt -s {raw}`"));
+                    }
+                    _ => {}
                 }
+                if command.is_none() && !assigns {
+                    match raw {
+                        "function" => {
+                            self.redefines = Some("a function defined in the command".into())
+                        }
+                        "hash" | "enable" => {
+                            self.redefines = Some(format!("`{raw}` redefines what a name runs"))
+                        }
+                        _ => {}
+                    }
+                    if !matches!(
+                        raw,
+                        "export" | "declare" | "typeset" | "local" | "readonly" | "env"
+                    ) {
+                        command = Some(raw.to_string());
+                    }
+                }
+                prev = Some(&w.raw);
             }
+        }
+    }
+
+    /// `name` is set in the command: to a value only the shell knows when `unknown_value`.
+    fn set(&mut self, name: &str, unknown_value: bool, is_set: bool) {
+        if name.is_empty() || !is_set {
+            return;
+        }
+        match name {
+            "HOME" => self.home_set = true,
+            "CDPATH" => self.cdpath_set = true,
+            "BASH_ENV" | "ENV" => {
+                self.redefines = Some(format!("`{name}` makes every shell run a file first"))
+            }
+            _ => {}
+        }
+        if configures_git(name) {
+            self.git_env = true;
+        }
+        if unknown_value {
+            self.tainted.insert(name.to_string());
         }
     }
 
@@ -473,10 +585,35 @@ impl Walk<'_> {
         self.loops = loops;
     }
 
+    /// Text run by `source` in this very shell: its `cd`s move what follows.
+    fn sourced_text(&mut self, text: &str) {
+        if self.depth >= scan::MAX_NESTING {
+            self.unknown("commands nested too deep");
+            return;
+        }
+        match scan::scan(text, self.depth + 1) {
+            Ok(toks) => {
+                self.taint(&toks);
+                if let Some(what) = self.redefines.take() {
+                    self.unknown(what);
+                    return;
+                }
+                self.depth += 1;
+                self.list(&toks);
+                self.depth -= 1;
+            }
+            Err(NotShell(why)) => self.unknown(format!("`{}` ({why})", short(text))),
+        }
+    }
+
     fn nested_text(&mut self, text: &str) {
         match scan::scan(text, self.depth + 1) {
             Ok(toks) => {
                 self.taint(&toks);
+                if let Some(what) = self.redefines.take() {
+                    self.unknown(what);
+                    return;
+                }
                 self.nested(&toks)
             }
             // Text that will not scan could still run as something: nobody can say where.
@@ -524,6 +661,7 @@ impl Walk<'_> {
         for r in &redirects {
             self.redirect(r);
         }
+        self.remember_written(&args, &redirects);
         // Keywords and assignments before the command name.
         let mut at = 0;
         while let Some(a) = args.get(at) {
@@ -576,7 +714,7 @@ impl Walk<'_> {
         let by = format!("`{}{}`", r.op, r.target.raw);
         match scan::value(&r.target) {
             Some(t) => self.writes_path(&t, &by, true),
-            None => self.unknown(r.target.raw.clone()),
+            None => self.dynamic_path(&r.target, &by, true),
         }
     }
 
@@ -615,6 +753,10 @@ impl Walk<'_> {
         let Some(program) = name.program().map(str::to_string) else {
             return self.dynamic_command(args);
         };
+        if program.contains('/') {
+            // `./s.sh`: a script this command wrote is judged by its text.
+            self.run_script(name, false);
+        }
         match program.as_str() {
             "cd" | "pushd" => return self.change_dir(name, &args[1..]),
             "popd" => {
@@ -635,6 +777,7 @@ impl Walk<'_> {
         }
         match program.as_str() {
             "eval" => self.eval(rest),
+            "source" | "." => self.source(rest, redirects),
             "trap" => {
                 if let Some(t) = rest.first() {
                     match &t.text {
@@ -816,7 +959,7 @@ impl Walk<'_> {
             return into;
         }
         if program == "git" {
-            self.git(rest);
+            self.git(rest, redirects);
             return None;
         }
         if SHELLS.contains(&program) {
@@ -838,6 +981,23 @@ impl Walk<'_> {
                 self.named_text(r, &by);
             }
         }
+        if let Some(at) = exec_at(program, rest) {
+            // `find ... -exec cmd {} \;`: the command runs as if wrapped.
+            let end = rest[at + 1..]
+                .iter()
+                .position(|a| matches!(a.text.as_deref(), Some(";" | "+")))
+                .map_or(rest.len(), |e| at + 1 + e);
+            let inner = &rest[at + 1..end];
+            if !inner.is_empty() {
+                if self.depth >= scan::MAX_NESTING {
+                    self.unknown("commands wrapped too deep");
+                    return None;
+                }
+                self.depth += 1;
+                self.inner_command(&by, inner, &[], pos, false);
+                self.depth -= 1;
+            }
+        }
         if is_reader(program, rest) {
             return None;
         }
@@ -849,12 +1009,96 @@ impl Walk<'_> {
             }
             return None;
         }
-        for a in rest {
-            if let Some(t) = &a.text {
-                self.named(t, &by);
+        for r in redirects.iter().filter(|r| r.stdin_text()) {
+            self.named_text(r, &by);
+        }
+        self.named_args(rest, &by);
+        None
+    }
+
+    /// Every argument of a program that may write: a literal is judged by the paths it names;
+    /// a value only the shell knows by where it can lead.
+    fn named_args(&mut self, args: &[Arg], by: &str) {
+        for a in args {
+            match &a.text {
+                Some(t) => self.named(t, by),
+                None => self.dynamic_path(a.word, by, false),
             }
         }
-        None
+    }
+
+    /// A word whose value only the shell knows, where a path may go. `$PWD`, `$(pwd)` and
+    /// `$HOME` are known; a substitution or a variable this command sets is not (unknown); a
+    /// glob or brace is judged by the folder it starts in, which must not be the primary or hold
+    /// it, and must not climb out with `..`. A variable from the environment cannot be judged
+    /// (the README says so), unless `strict`, where it is unknown.
+    fn dynamic_path(&mut self, word: &Word, by: &str, strict: bool) {
+        if self.done || berth_worktree(&word.raw).is_some() {
+            return;
+        }
+        let raw = word.raw.as_str();
+        let unknown = |w: &mut Self, why: &str| w.unknown(format!("`{raw}` ({why})"));
+        if raw.contains("$'") {
+            return unknown(self, "an escaped string");
+        }
+        let text: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
+        let text = self.known_prefix(&text);
+        if let Some(name) = tainted_in(&text, &self.tainted) {
+            return unknown(self, &format!("`{name}` is set by the command itself"));
+        }
+        if text.contains("$(") || text.contains('`') {
+            return unknown(self, "a value made by a command");
+        }
+        let first = text.find(['$', '*', '?', '[', '{']).unwrap_or(text.len());
+        if computed(&text) {
+            return unknown(self, "a value the shell computes");
+        }
+        if strict && text[first..].starts_with(['*', '?', '[', '{']) {
+            return unknown(self, "a pattern that may name any file");
+        }
+        if first == 0 && text.starts_with('$') {
+            if strict {
+                unknown(self, "a variable");
+            }
+            return;
+        }
+        if text[first..].contains("..") {
+            return unknown(self, "it may climb out of its folder");
+        }
+        let folder = match text[..first].rfind('/') {
+            Some(0) => "/".to_string(),
+            Some(i) => text[..i].to_string(),
+            None => ".".to_string(),
+        };
+        for path in self.resolve(&folder) {
+            self.emit(Effect::Writes {
+                path,
+                by: by.to_string(),
+            });
+        }
+    }
+
+    /// `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` at the start of a word is the folder the shell
+    /// is in (when there is one), and `$HOME` the home the guard knows (when the command does
+    /// not set it).
+    fn known_prefix(&self, text: &str) -> String {
+        for pwd in ["${PWD}", "$PWD", "$(pwd)", "`pwd`"] {
+            if let Some(rest) = text.strip_prefix(pwd)
+                && let [Dir::Path(d)] = self.dirs.as_slice()
+                && !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return format!("{}{rest}", d.display());
+            }
+        }
+        for home in ["${HOME}", "$HOME"] {
+            if let Some(rest) = text.strip_prefix(home)
+                && let (Some(h), false) = (self.env.home, self.home_set)
+                && !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            {
+                return format!("{}{rest}", h.display());
+            }
+        }
+        text.to_string()
     }
 
     /// `sudo`, `env`, `xargs`, `timeout 5`, ...: their options, then the command they run.
@@ -944,6 +1188,29 @@ impl Walk<'_> {
             .take()
             .map(|d| std::mem::replace(&mut self.dirs, d));
         let xargs = matches!(wrapper, "xargs" | "parallel");
+        let into = self.inner_command(&by, inner, redirects, pos, xargs);
+        match shell_dirs {
+            // A `cd` run inside `env -C` changes nothing for the shell.
+            Some(d) => {
+                self.dirs = d;
+                None
+            }
+            None => into,
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// The command a wrapper (or `find -exec`) runs: judged as if it stood alone, and what it
+    /// is handed may be written. Returns where the shell goes if it is a `cd`.
+    fn inner_command(
+        &mut self,
+        by: &str,
+        inner: &[Arg],
+        redirects: &[&Redirect],
+        pos: Position,
+        xargs: bool,
+    ) -> Option<Vec<Dir>> {
         let into;
         let writes = match inner[0].program().map(str::to_string) {
             Some(p) if p == "cd" || p == "pushd" => {
@@ -966,30 +1233,17 @@ impl Walk<'_> {
         if writes {
             // Whatever the wrapper hands on may be written; `... | xargs rm`: what came down
             // the pipe are more arguments of `rm`.
-            for a in inner {
-                if let Some(t) = &a.text {
-                    self.named(t, &by);
-                }
-            }
+            self.named_args(inner, by);
             if xargs {
                 // Judged once: a later `| xargs` need not judge them again.
                 for w in std::mem::take(&mut self.upstream) {
-                    self.named(&w, &by);
+                    self.named(&w, by);
                 }
             }
         }
-        match shell_dirs {
-            // A `cd` run inside `env -C` changes nothing for the shell.
-            Some(d) => {
-                self.dirs = d;
-                None
-            }
-            None => into,
-        }
+        into
     }
-}
 
-impl Walk<'_> {
     /// `env -C dir`, `sudo -D dir`: the wrapped command runs there (see `self.chdir`).
     fn chdir_to(&mut self, text: Option<&str>, raw: &str) {
         match text {
@@ -1061,7 +1315,11 @@ impl Walk<'_> {
             break;
         }
         if script_operand && !stdin_flag {
-            // `bash script.sh`: the script's text is not in the command; what it names is.
+            // `bash script.sh`: a script this command wrote is judged by its text; any other
+            // script's text is not in the command, but what it is handed is.
+            if let Some(script) = rest.get(i) {
+                self.run_script(script, false);
+            }
             for a in &rest[i..] {
                 if let Some(t) = &a.text {
                     self.named(t, &by);
@@ -1110,7 +1368,7 @@ impl Walk<'_> {
     }
 
     /// Git: its global options, then its verb.
-    fn git(&mut self, rest: &[Arg]) {
+    fn git(&mut self, rest: &[Arg], redirects: &[&Redirect]) {
         let by = "`git`";
         let mut i = 0;
         let mut work: Vec<Dir> = self.dirs.clone();
@@ -1189,9 +1447,18 @@ impl Walk<'_> {
         }
         let verb = rest.get(i).and_then(|a| a.text.clone());
         let args = &rest[(i + 1).min(rest.len())..];
+        let configured = configured || self.git_env;
         let reader = !configured && verb.as_deref().is_some_and(|v| git_reads(v, args));
         if verb.as_deref() == Some("config") {
             self.git_config(args);
+        }
+        if let Some(v) = verb.as_deref() {
+            for branch in moved_branches(v, args) {
+                self.emit(Effect::MovesBranch {
+                    branch,
+                    by: format!("git {v}"),
+                });
+            }
         }
         let program = format!("git {}", verb.as_deref().unwrap_or(""))
             .trim_end()
@@ -1207,6 +1474,9 @@ impl Walk<'_> {
         }
         if reader {
             return;
+        }
+        for r in redirects.iter().filter(|r| r.stdin_text()) {
+            self.named_text(r, by);
         }
         // A message is text, not a path.
         let mut skip_next = false;
@@ -1245,16 +1515,55 @@ impl Walk<'_> {
                     | "--show-origin"
             )
         }) || texts.iter().filter(|t| !t.starts_with('-')).count() <= 1
-            && !texts
-                .iter()
-                .any(|t| t.starts_with("--unset") || *t == "--edit" || *t == "-e");
+            && !texts.iter().any(|t| {
+                t.starts_with("--unset")
+                    || t.ends_with("-section")
+                    || matches!(*t, "--edit" | "-e" | "edit" | "unset" | "set")
+            });
         if reads {
             return;
         }
+        let section_op = texts.iter().find(|t| {
+            matches!(
+                **t,
+                "--rename-section"
+                    | "--remove-section"
+                    | "rename-section"
+                    | "remove-section"
+                    | "--edit"
+                    | "-e"
+                    | "edit"
+            )
+        });
+        if let Some(op) = section_op {
+            self.emit(Effect::SharedConfig(format!("git config {op}")));
+        }
+        // The key: the first operand that is not a subcommand (`set`, `unset`, ...).
+        let mut skip_value = false;
         for t in &texts {
-            if !t.starts_with('-') && dangerous_git_key(t) {
+            if skip_value {
+                skip_value = false;
+                continue;
+            }
+            if matches!(
+                *t,
+                "-f" | "--file" | "--blob" | "--type" | "--default" | "--comment"
+            ) {
+                skip_value = true;
+                continue;
+            }
+            if t.starts_with('-')
+                || matches!(
+                    *t,
+                    "set" | "unset" | "add" | "replace-all" | "rename" | "get"
+                )
+            {
+                continue;
+            }
+            if !safe_git_key(t) {
                 self.emit(Effect::SharedConfig(format!("git config {t}")));
             }
+            break;
         }
         if args.iter().any(|a| a.text.is_none()) {
             self.unknown(format!("`git config {}`", raw_of(args)));
@@ -1539,12 +1848,31 @@ impl Walk<'_> {
     }
 }
 
-/// A program known to only read what it is given, used without a flag that writes.
+/// A program known to only read what it is given, used without a flag that writes. Where a
+/// flag could make it write, an argument only the shell knows might be that flag.
 fn is_reader(program: &str, rest: &[Arg]) -> bool {
+    let has_writing_flags = matches!(program, "find" | "fd" | "rg" | "tree" | "printf" | "file");
     READERS.contains(&program)
-        && !rest
-            .iter()
-            .any(|a| a.text.as_deref().is_none_or(|t| reader_writes(program, t)))
+        && !rest.iter().any(|a| match a.text.as_deref() {
+            Some(t) => reader_writes(program, t),
+            None => has_writing_flags,
+        })
+}
+
+/// `${x%/*}`, `${x:-y}`, `${x/a/b}`, `$((...))`: a value the shell computes from others.
+fn computed(text: &str) -> bool {
+    if text.contains("$((") {
+        return true;
+    }
+    let mut rest = text;
+    while let Some(i) = rest.find("${") {
+        rest = &rest[i + 2..];
+        let inner = rest.split('}').next().unwrap_or(rest);
+        if inner.contains(['%', '#', '/', ':', '^', ',', '@', '!', '[']) {
+            return true;
+        }
+    }
+    false
 }
 
 /// For programs that copy (and leave their sources alone): `Some(destination)`, or
@@ -1572,6 +1900,9 @@ fn copy_destination(program: &str, rest: &[Arg]) -> Option<Option<String>> {
             Some(t) if t.starts_with("--target-directory=") => {
                 return Some(Some(t["--target-directory=".len()..].to_string()));
             }
+            Some(t) if t.starts_with("-t") && t.len() > 2 => {
+                return Some(Some(t[2..].to_string()));
+            }
             Some(t) if t.starts_with('-') && t.len() > 1 => {
                 // install's `-m 644`, `-o u`, `-g g` and rsync's `-e ssh` take a value.
                 if matches!(
@@ -1592,6 +1923,162 @@ fn copy_destination(program: &str, rest: &[Arg]) -> Option<Option<String>> {
         return Some(last.flatten().map(str::to_string).filter(|_| operands == 1));
     }
     Some(last.flatten().map(str::to_string))
+}
+
+/// The first variable in `text` that the command sets to a value only the shell knows.
+fn tainted_in(text: &str, tainted: &HashSet<String>) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        rest = &rest[i + 1..];
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if tainted.contains(&name) {
+            return Some(name);
+        }
+    }
+    None
+}
+
+impl Walk<'_> {
+    /// `source file` runs the file in this very shell: a file on disk is the user's script (not
+    /// judged), but text made here (`/dev/stdin` with a here-document, `<(...)`) is read.
+    fn source(&mut self, rest: &[Arg], redirects: &[&Redirect]) {
+        let Some(file) = rest.first() else { return };
+        let stdin = matches!(
+            file.text.as_deref(),
+            Some("/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0")
+        );
+        if file.word.is_process_substitution() || (file.text.is_none() && !stdin) {
+            self.unknown(format!("`source {}` (text made by a command)", file.raw()));
+            return;
+        }
+        if !stdin {
+            self.run_script(file, true);
+            return;
+        }
+        let mut fed = false;
+        for r in redirects.iter().filter(|r| r.stdin_text()) {
+            fed = true;
+            let text = match &r.heredoc {
+                Some(h) if h.quoted || (h.subs.is_empty() && !h.body.contains('$')) => {
+                    Some(h.body.clone())
+                }
+                Some(_) => None,
+                None => scan::value(&r.target),
+            };
+            match text {
+                Some(t) => self.sourced_text(&t),
+                None => self.unknown("a sourced script built at run time"),
+            }
+        }
+        if !fed {
+            self.unknown("a script sourced from standard input");
+        }
+    }
+}
+
+/// Where `find`'s (or `fd`'s) `-exec` starts among its arguments.
+fn exec_at(program: &str, rest: &[Arg]) -> Option<usize> {
+    let flags: &[&str] = match program {
+        "find" => &["-exec", "-execdir", "-ok", "-okdir"],
+        "fd" | "fdfind" => &["-x", "--exec", "-X", "--exec-batch"],
+        _ => return None,
+    };
+    rest.iter()
+        .position(|a| a.text.as_deref().is_some_and(|t| flags.contains(&t)))
+}
+
+
+impl Walk<'_> {
+    /// `cat > s.sh <<'EOF' ... EOF` keeps the script's text; any other write to a file makes
+    /// its text unknown for the rest of the command.
+    fn remember_written(&mut self, args: &[Arg], redirects: &[&Redirect]) {
+        let body = match args.first().and_then(|a| a.program()) {
+            Some("cat") if args.len() == 1 => redirects.iter().find_map(|r| match &r.heredoc {
+                Some(h) if h.quoted || (h.subs.is_empty() && !h.body.contains('$')) => {
+                    Some(h.body.clone())
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
+        for r in redirects.iter().filter(|r| r.writes()) {
+            if let Some(t) = scan::value(&r.target) {
+                for p in self.resolve(&t) {
+                    self.written.insert(p, body.clone());
+                }
+            }
+        }
+    }
+
+    /// A script run by path (`bash s.sh`, `source s.sh`, `./s.sh`): one this command wrote is
+    /// judged by its text, in this shell when `sourced`.
+    fn run_script(&mut self, script: &Arg, sourced: bool) {
+        let Some(t) = script.text.as_deref() else {
+            return;
+        };
+        for p in self.resolve(t) {
+            match self.written.get(&p).cloned() {
+                Some(Some(text)) if sourced => self.sourced_text(&text),
+                Some(Some(text)) => self.nested_text(&text),
+                Some(None) => self.unknown(format!("`{t}` (a script this command writes)")),
+                None => {}
+            }
+        }
+    }
+}
+
+/// The branches a git command moves by name (deletes, renames, force-resets, pushes to,
+/// fetches into, or checks out where another worktree has them); `*` for all of them.
+fn moved_branches(verb: &str, args: &[Arg]) -> Vec<String> {
+    let texts: Vec<&str> = args.iter().filter_map(|a| a.text.as_deref()).collect();
+    let has = |flags: &[&str]| texts.iter().any(|t| flags.contains(t));
+    let operands: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let names = |list: &[&str]| -> Vec<String> {
+        list.iter()
+            .map(|t| {
+                let t = t.trim_start_matches('+');
+                t.strip_prefix("refs/heads/").unwrap_or(t).to_string()
+            })
+            .collect()
+    };
+    match verb {
+        "update-ref" if has(&["--stdin"]) => vec!["*".into()],
+        "update-ref" => names(&operands[..operands.len().min(1)]),
+        "branch"
+            if has(&[
+                "-f", "--force", "-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+            ]) =>
+        {
+            names(&operands)
+        }
+        "switch" | "checkout" if has(&["--ignore-other-worktrees", "-B", "-C"]) => names(&operands),
+        "worktree" if operands.first() == Some(&"add") && has(&["-f", "--force", "-B"]) => {
+            names(&operands[1..])
+        }
+        "push" if has(&["--all", "--mirror", "--branches"]) => vec!["*".into()],
+        "push" => names(
+            &operands
+                .iter()
+                .skip(1)
+                .map(|r| r.rsplit(':').next().unwrap_or(r))
+                .collect::<Vec<_>>(),
+        ),
+        "fetch" => names(
+            &operands
+                .iter()
+                .filter_map(|r| r.split_once(':').map(|(_, dst)| dst))
+                .collect::<Vec<_>>(),
+        ),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
