@@ -27,7 +27,7 @@ The manual: man git-berth (git berth --help opens it when the man page is instal
     disable_help_subcommand = true
 )]
 pub struct Cli {
-    /// Session that holds claims [default: $BERTH_SESSION, else <user>@<host>]
+    /// Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]
     #[arg(long, global = true, value_name = "ID")]
     pub session: Option<String>,
     #[command(subcommand)]

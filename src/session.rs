@@ -31,6 +31,24 @@ pub struct Session {
     pub id: String,
     pub pid: u32,
     pub pid_start: Option<u64>,
+    /// The id was given (`--session`, `BERTH_SESSION`, a runtime's session id): claims with
+    /// that id are this session's whatever process made them. Otherwise the session is the
+    /// agent process itself, and only claims that process made are its own.
+    pub explicit: bool,
+}
+
+impl Session {
+    /// Is `claim` this session's own? A given id owns the claims made under it; any session
+    /// owns what its own agent process claimed (Claude Code's `WorktreeCreate` claim, made with
+    /// its session id, is that Claude process's in every later call).
+    pub fn owns(&self, claim: &Claim) -> bool {
+        (self.explicit && claim.session == self.id)
+            || (claim.pid == self.pid
+                && match (claim.pid_start, self.pid_start) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                })
+    }
 }
 
 impl Session {
@@ -61,7 +79,7 @@ pub enum Hold {
 /// than `ttl`; otherwise stale, with the reason a person reads.
 pub fn judge(
     claim: Option<&Claim>,
-    me: &str,
+    me: &Session,
     now: u64,
     ttl: u64,
     alive: impl Fn(u32, Option<u64>) -> bool,
@@ -69,7 +87,7 @@ pub fn judge(
     let Some(claim) = claim else {
         return Hold::Free;
     };
-    if claim.session == me {
+    if me.owns(claim) {
         return Hold::Mine;
     }
     if !alive(claim.pid, claim.pid_start) {
@@ -82,20 +100,23 @@ pub fn judge(
 }
 
 /// [`judge`] a claim now, against the processes running on this machine.
-pub fn hold(claim: Option<&Claim>, me: &str, ttl: u64) -> Hold {
+pub fn hold(claim: Option<&Claim>, me: &Session, ttl: u64) -> Hold {
     judge(claim, me, clock::now(), ttl, process::alive)
 }
 
-/// The caller's session: `--session`, else `BERTH_SESSION`, else `<user>@<host>`.
+/// The caller's session: `--session`, else `BERTH_SESSION` (both explicit), else the agent
+/// process itself, named `<user>@<host>:<pid>` after it (`BERTH_SESSION_PID`, else the nearest
+/// ancestor that is not git, berth or a shell: the agent, or a person's terminal).
 pub fn current(flag: Option<&str>) -> Result<Session> {
-    let id = match flag {
-        Some(id) => id.to_owned(),
-        None => match std::env::var(names::env::SESSION) {
-            Ok(id) if !id.is_empty() => id,
-            _ => default_id(),
-        },
+    let given = match flag {
+        Some(id) => Some(id.to_owned()),
+        None => std::env::var(names::env::SESSION)
+            .ok()
+            .filter(|id| !id.is_empty()),
     };
-    validate(&id)?;
+    if let Some(id) = &given {
+        validate(id)?;
+    }
     let (pid, pid_start) = match std::env::var(names::env::SESSION_PID) {
         Ok(raw) if !raw.is_empty() => {
             let pid: u32 = raw.trim().parse().map_err(|_| {
@@ -117,7 +138,14 @@ pub fn current(flag: Option<&str>) -> Result<Session> {
             (pid, process::start_time(pid))
         }
     };
-    Ok(Session { id, pid, pid_start })
+    let explicit = given.is_some();
+    let id = given.unwrap_or_else(|| format!("{}:{pid}", default_id()));
+    Ok(Session {
+        id,
+        pid,
+        pid_start,
+        explicit,
+    })
 }
 
 /// A session id is one safe token: no path separators, `..`, whitespace or control characters.
@@ -222,11 +250,32 @@ mod tests {
 
     const TTL: u64 = 12 * 3600;
 
+    /// A session named `id`, given explicitly, run by process 9000.
+    fn named(id: &str) -> Session {
+        Session {
+            id: id.into(),
+            pid: 9000,
+            pid_start: Some(1),
+            explicit: true,
+        }
+    }
+
+    /// The default session of the agent process `pid`.
+    fn agent(pid: u32, start: u64) -> Session {
+        Session {
+            id: format!("u@h:{pid}"),
+            pid,
+            pid_start: Some(start),
+            explicit: false,
+        }
+    }
+
     #[test]
     fn no_claim_is_free_and_my_own_is_mine_even_when_its_process_is_gone() {
-        assert_eq!(judge(None, "me", 100, TTL, |_, _| true), Hold::Free);
+        let me = named("me");
+        assert_eq!(judge(None, &me, 100, TTL, |_, _| true), Hold::Free);
         assert_eq!(
-            judge(Some(&claim("me", 0)), "me", 100, TTL, |_, _| false),
+            judge(Some(&claim("me", 0)), &me, 100, TTL, |_, _| false),
             Hold::Mine
         );
     }
@@ -234,7 +283,7 @@ mod tests {
     #[test]
     fn another_sessions_claim_is_live_while_its_process_runs_and_it_is_young() {
         assert_eq!(
-            judge(Some(&claim("s2", 90)), "me", 100, TTL, |_, _| true),
+            judge(Some(&claim("s2", 90)), &named("me"), 100, TTL, |_, _| true),
             Hold::Live
         );
     }
@@ -242,7 +291,7 @@ mod tests {
     #[test]
     fn a_claim_whose_process_is_gone_is_stale_with_the_pid_named() {
         assert_eq!(
-            judge(Some(&claim("s2", 90)), "me", 100, TTL, |_, _| false),
+            judge(Some(&claim("s2", 90)), &named("me"), 100, TTL, |_, _| false),
             Hold::Stale("pid 4121 is gone".into())
         );
     }
@@ -250,8 +299,44 @@ mod tests {
     #[test]
     fn a_claim_older_than_the_ttl_is_stale() {
         assert_eq!(
-            judge(Some(&claim("s2", 0)), "me", TTL, TTL, |_, _| true),
+            judge(Some(&claim("s2", 0)), &named("me"), TTL, TTL, |_, _| true),
             Hold::Stale("older than 12h".into())
+        );
+    }
+
+    #[test]
+    fn two_agents_of_one_user_are_two_sessions_and_one_agent_is_one() {
+        // Agent 4121 (started at tick 7) made the claim under its default session.
+        let made = claim("u@h:4121", 90);
+        assert_eq!(
+            judge(Some(&made), &agent(4121, 7), 100, TTL, |_, _| true),
+            Hold::Mine
+        );
+        assert_eq!(
+            judge(Some(&made), &agent(5000, 3), 100, TTL, |_, _| true),
+            Hold::Live
+        );
+        // A new process that reuses the pid is not the agent.
+        assert_eq!(
+            judge(Some(&made), &agent(4121, 8), 100, TTL, |_, _| true),
+            Hold::Live
+        );
+        // Claude Code's session id made the claim; the same Claude process's own calls own it.
+        let by_runtime = claim("0f9c-claude-session", 90);
+        assert_eq!(
+            judge(Some(&by_runtime), &agent(4121, 7), 100, TTL, |_, _| true),
+            Hold::Mine
+        );
+        // A default id that happens to match is not enough: it is the process that counts.
+        assert_eq!(
+            judge(
+                Some(&claim("u@h:5000", 90)),
+                &agent(5001, 1),
+                100,
+                TTL,
+                |_, _| true
+            ),
+            Hold::Live
         );
     }
 

@@ -81,7 +81,7 @@ fn the_session_flag_wins_over_the_environment() {
 }
 
 #[test]
-fn without_a_session_the_claim_is_held_by_user_at_host() {
+fn without_a_session_the_claim_is_held_by_the_agent_process_as_user_at_host_and_its_pid() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
 
@@ -96,8 +96,9 @@ fn without_a_session_the_claim_is_held_by_user_at_host() {
         .map(|h| h.trim().to_owned())
         .unwrap_or_default();
     assert!(session.starts_with("alice@"), "{session}");
+    // The agent here is this test process: berth's nearest ancestor that is not a shell.
     if !host.is_empty() {
-        assert_eq!(session, format!("alice@{host}"));
+        assert_eq!(session, format!("alice@{host}:{}", std::process::id()));
     }
 }
 

@@ -87,7 +87,12 @@ fn remove(input: &HookInput) -> Result<()> {
     } else {
         input.cwd.as_deref().unwrap_or(Path::new("."))
     })?;
-    let ctx = Context::discover_from(found.primary.as_deref().unwrap_or(&found.common_dir))?;
+    let mut ctx = Context::discover_from(found.primary.as_deref().unwrap_or(&found.common_dir))?;
+    // The same holder as the WorktreeCreate that made it: Claude Code's session.
+    if let Some(session) = input.session_id.as_deref().filter(|s| !s.is_empty()) {
+        crate::session::validate(session)?;
+        ctx.session_flag = Some(session.to_owned());
+    }
     let registry = crate::registry::Store::new(ctx.state_dir()).load()?;
     let Some(record) = registry
         .worktrees

@@ -108,9 +108,13 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let entries = inventory::entries(ctx, &registry, args.all)?;
     let trunk = args.full.then(|| ctx.trunk());
     let mut rows = rows(ctx.current.as_deref(), &entries, trunk.as_deref());
+    let mut mine = std::collections::HashSet::new();
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = &entry.record {
-            let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
+            let hold = session::hold(record.claim.as_ref(), &me, ttl);
+            if hold == Hold::Mine {
+                mine.insert(row.name.clone());
+            }
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
             row.status = Some(match hold {
                 Hold::Free => "available",
@@ -125,9 +129,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     rows.retain(|row| {
         row.current
             || (args.status.is_none_or(|s| row.status == Some(s.as_str()))
-                && (!args.mine
-                    || (row.status == Some("claimed")
-                        && row.claimed_by.as_deref() == Some(me.id.as_str()))))
+                && (!args.mine || mine.contains(&row.name)))
     });
     let listing = Listing { worktrees: rows };
     if args.json {

@@ -45,7 +45,7 @@ pub enum Taken {
 /// Take `record` for `me`, or refuse naming the live holder. The caller saves the registry.
 pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
     let now = registry::now();
-    match session::hold(record.claim.as_ref(), &me.id, ttl) {
+    match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Mine => Ok(Taken::AlreadyMine),
         Hold::Free => {
             record.claim = Some(me.claim(now));
@@ -110,7 +110,7 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     let mut locked = super::lock(ctx)?;
     let record = record_mut(&mut locked, name)?;
     let now = registry::now();
-    let hold = session::hold(record.claim.as_ref(), &me.id, ttl);
+    let hold = session::hold(record.claim.as_ref(), &me, ttl);
     if hold == Hold::Live {
         return Err(held_by_other(record, now));
     }

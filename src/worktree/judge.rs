@@ -75,7 +75,7 @@ pub enum Scope {
 /// What every judgement in one command shares, looked up once: the caller's session, the claim
 /// TTL and the trunk's tip.
 pub struct Judge {
-    pub me: String,
+    pub me: crate::session::Session,
     pub ttl: u64,
     pub trunk_name: String,
     pub trunk: Option<gix::ObjectId>,
@@ -85,7 +85,7 @@ impl Judge {
     pub fn new(ctx: &Context) -> Result<Self> {
         let trunk_name = ctx.trunk();
         Ok(Judge {
-            me: ctx.session()?.id,
+            me: ctx.session()?,
             ttl: ctx.claim_ttl()?,
             trunk: graph::resolve_commit(&ctx.repo, &trunk_name),
             trunk_name,
@@ -94,13 +94,13 @@ impl Judge {
 }
 
 pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Result<Facts> {
-    let (me, ttl, trunk) = (judge.me.as_str(), judge.ttl, judge.trunk);
+    let (me, ttl, trunk) = (&judge.me, judge.ttl, judge.trunk);
     let record = entry.record.as_ref().expect("managed");
     // `remove` is refused only by another session's live claim (your own is yours to end);
     // `clean` keeps every worktree held by a live claim, your own included.
     let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
-        Hold::Mine if scope == Scope::Clean => Some(me.to_owned()),
+        Hold::Mine if scope == Scope::Clean => Some(me.id.clone()),
         _ => None,
     };
     let mut facts = Facts {
