@@ -1991,7 +1991,6 @@ fn exec_at(program: &str, rest: &[Arg]) -> Option<usize> {
         .position(|a| a.text.as_deref().is_some_and(|t| flags.contains(&t)))
 }
 
-
 impl Walk<'_> {
     /// `cat > s.sh <<'EOF' ... EOF` keeps the script's text; any other write to a file makes
     /// its text unknown for the rest of the command.
