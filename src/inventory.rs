@@ -10,7 +10,8 @@ use crate::paths::real_or_same;
 use crate::registry::{Record, Registry};
 use crate::repo::Context;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     Primary,
     Managed,

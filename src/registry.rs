@@ -38,8 +38,10 @@ pub struct Record {
     pub branch: String,
     /// What `--base` named (`HEAD`, `main`, a commit), as typed.
     pub base_ref: String,
-    /// The commit the branch started from, in hex.
-    pub base_commit: String,
+    /// The commit the branch started from (written in hex; empty when the worktree was adopted
+    /// on an unborn branch).
+    #[serde(with = "hex_id")]
+    pub base_commit: Option<gix::ObjectId>,
     /// Seconds since the Unix epoch.
     pub created: u64,
     /// Who holds the worktree, if anyone.
@@ -55,6 +57,38 @@ pub struct Record {
     /// The worktree's machine-wide port block, when the project asks for ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<crate::ports::Block>,
+}
+
+impl Record {
+    /// The commit the branch started from.
+    pub fn base_id(&self) -> Option<gix::ObjectId> {
+        self.base_commit
+    }
+
+    /// The base commit in hex, as hooks and JSON show it (empty when there is none).
+    pub fn base_hex(&self) -> String {
+        self.base_commit
+            .map(|id| id.to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// A commit id in the registry: its hex, or an empty string for none. Text that is not a whole
+/// id reads as none, as every reader of the hex string treated it before it was typed.
+mod hex_id {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &Option<gix::ObjectId>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&id.map(|id| id.to_string()).unwrap_or_default())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<gix::ObjectId>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        Ok(gix::ObjectId::from_hex(text.as_bytes()).ok())
+    }
 }
 
 /// Where a worktree's setup hook stands.
@@ -214,7 +248,7 @@ mod tests {
             path: PathBuf::from(format!("/wt/{name}")),
             branch: format!("berth/{name}"),
             base_ref: "HEAD".into(),
-            base_commit: "0".repeat(40),
+            base_commit: Some(gix::ObjectId::null(gix::hash::Kind::Sha1)),
             created: 1_700_000_000,
             claim: None,
             creating: None,

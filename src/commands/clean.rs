@@ -35,7 +35,9 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
             None => writeln!(
                 out,
                 "{:<12} {:<width$}  branch {} kept",
-                o.outcome, o.name, o.branch
+                o.outcome.as_str(),
+                o.name,
+                o.branch
             )?,
         }
     }

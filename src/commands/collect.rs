@@ -33,13 +33,20 @@ pub struct Overview {
     pub conflicts: Vec<Overlap>,
 }
 
+/// Whether the worktree's checkout is there to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Ok,
+    Missing,
+}
+
 #[derive(Debug, Serialize)]
 pub struct Work {
     pub name: String,
     pub path: PathBuf,
     pub branch: Option<String>,
-    /// `ok` or `missing`.
-    pub state: &'static str,
+    pub state: State,
     /// The worktree's own commits, counted as `list` counts them.
     pub ahead: Option<usize>,
     /// Those commits, newest first, at most 20.
@@ -84,7 +91,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
         name: entry.name.clone(),
         path: entry.path.clone(),
         branch: Some(record.branch.clone()),
-        state: "missing",
+        state: State::Missing,
         ahead: None,
         commits: Vec::new(),
         dirty: None,
@@ -98,13 +105,18 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     let Ok(repo) = status::open(&entry.path) else {
         return work;
     };
-    work.state = "ok";
+    work.state = State::Ok;
     work.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
     work.branch = crate::git::head_branch(&repo);
     let Some(head) = crate::git::head(&repo) else {
         return work;
     };
-    let base = graph::Base::of(&repo, record, work.branch.as_deref());
+    let base = graph::Base::of(
+        &repo,
+        record.base_id(),
+        &record.base_ref,
+        work.branch.as_deref(),
+    );
     work.ahead = base.ahead_behind(&repo, head).ok().map(|(a, _)| a);
     work.commits =
         graph::commits_since(&repo, head, &base.hidden(), MAX_COMMITS).unwrap_or_default();
@@ -147,7 +159,7 @@ fn human(out: &mut dyn Write, overview: &Overview) -> Result<()> {
     }
     for w in &overview.worktrees {
         let mut flags = Vec::new();
-        if w.state == "missing" {
+        if w.state == State::Missing {
             flags.push("missing".to_owned());
         }
         if w.dirty == Some(true) {
@@ -205,7 +217,7 @@ mod tests {
             name: name.into(),
             path: PathBuf::from(name),
             branch: None,
-            state: "ok",
+            state: State::Ok,
             ahead: None,
             commits: Vec::new(),
             dirty: None,

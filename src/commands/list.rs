@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::git::{graph, quick, status};
 use crate::inventory::{self, Entry, Kind};
-use crate::registry::Store;
+use crate::registry::{SetupState, Store};
 use crate::repo::Context;
 use crate::session::{self, Hold};
 
@@ -26,25 +26,58 @@ pub struct ListArgs {
     pub full: bool,
     /// Show only worktrees in this state (the one you stand in is always shown)
     #[arg(long, value_enum)]
-    pub status: Option<StatusFilter>,
+    pub status: Option<Status>,
     /// Show only worktrees your session holds (the one you stand in is always shown)
     #[arg(long)]
     pub mine: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StatusFilter {
+/// Who holds a managed worktree, as `list` shows it (and `--status` filters by it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
     Available,
     Claimed,
     Stale,
 }
 
-impl StatusFilter {
+impl Status {
     fn as_str(self) -> &'static str {
         match self {
-            StatusFilter::Available => "available",
-            StatusFilter::Claimed => "claimed",
-            StatusFilter::Stale => "stale",
+            Status::Available => "available",
+            Status::Claimed => "claimed",
+            Status::Stale => "stale",
+        }
+    }
+}
+
+/// Whether a worktree's checkout is there to look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    Ok,
+    /// An `add` is making it (or died making it).
+    Creating,
+    Missing,
+}
+
+/// Where the setup hook stands, `none` when the project has none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Setup {
+    None,
+    Pending,
+    Done,
+    Failed,
+}
+
+impl From<Option<SetupState>> for Setup {
+    fn from(s: Option<SetupState>) -> Self {
+        match s {
+            None => Setup::None,
+            Some(SetupState::Pending) => Setup::Pending,
+            Some(SetupState::Done) => Setup::Done,
+            Some(SetupState::Failed) => Setup::Failed,
         }
     }
 }
@@ -59,12 +92,12 @@ pub struct Listing {
 pub struct Row {
     pub name: String,
     /// `managed`, `unmanaged` or `primary`.
-    pub kind: &'static str,
+    pub kind: Kind,
     /// `ok`, `missing` when git no longer knows the worktree or its folder is gone, or
     /// `creating` while an `add` is making it.
-    pub state: &'static str,
+    pub state: State,
     /// Managed worktrees: `available`, `claimed` or `stale`; null for the others.
-    pub status: Option<&'static str>,
+    pub status: Option<Status>,
     /// The session holding the claim (also a stale one); null when nobody holds it.
     pub claimed_by: Option<String>,
     /// Why a stale claim no longer counts ("pid 4121 is gone", "older than 12h").
@@ -91,7 +124,7 @@ pub struct Row {
     /// When berth made it, in seconds since the Unix epoch.
     pub created: Option<u64>,
     /// Managed worktrees: `none`, `pending`, `done` or `failed`.
-    pub setup: Option<&'static str>,
+    pub setup: Option<Setup>,
     /// The port block, `{"first": 24000, "count": 20}`, or null.
     pub ports: Option<crate::ports::Block>,
     /// The subject of the commit checked out.
@@ -117,18 +150,18 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
             }
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
             row.status = Some(match hold {
-                Hold::Free => "available",
-                Hold::Mine | Hold::Live => "claimed",
+                Hold::Free => Status::Available,
+                Hold::Mine | Hold::Live => Status::Claimed,
                 Hold::Stale(reason) => {
                     row.stale_reason = Some(reason);
-                    "stale"
+                    Status::Stale
                 }
             });
         }
     }
     rows.retain(|row| {
         row.current
-            || (args.status.is_none_or(|s| row.status == Some(s.as_str()))
+            || (args.status.is_none_or(|s| row.status == Some(s))
                 && (!args.mine || mine.contains(&row.name)))
     });
     let listing = Listing { worktrees: rows };
@@ -150,11 +183,11 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
     let record = entry.record.as_ref();
     let mut row = Row {
         name: entry.name.clone(),
-        kind: entry.kind.as_str(),
+        kind: entry.kind,
         state: match (record.and_then(|r| r.creating.as_ref()), entry.present) {
-            (Some(_), _) => "creating",
-            (None, true) => "ok",
-            (None, false) => "missing",
+            (Some(_), _) => State::Creating,
+            (None, true) => State::Ok,
+            (None, false) => State::Missing,
         },
         status: None,
         claimed_by: None,
@@ -162,7 +195,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         path: entry.path.clone(),
         branch: record.map(|r| r.branch.clone()),
         head: None,
-        base: record.map(|r| r.base_commit.clone()),
+        base: record.map(crate::registry::Record::base_hex),
         base_ref: record.map(|r| r.base_ref.clone()),
         ahead: None,
         behind: None,
@@ -170,16 +203,16 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         locked: entry.locked.is_some(),
         current: current == Some(entry.path.as_path()),
         created: record.map(|r| r.created),
-        setup: record.map(|r| r.setup.map_or("none", |s| s.as_str())),
+        setup: record.map(|r| Setup::from(r.setup)),
         ports: record.and_then(|r| r.ports),
         last_commit: None,
         merged: None,
     };
-    if !entry.present || row.state == "creating" {
+    if !entry.present || row.state == State::Creating {
         return row;
     }
     let Ok(repo) = status::open(&entry.path) else {
-        row.state = "missing";
+        row.state = State::Missing;
         return row;
     };
     row.branch = crate::git::head_branch(&repo);
@@ -188,7 +221,12 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
     row.last_commit = head.and_then(|id| crate::git::subject(&repo, id));
     row.dirty = status::is_dirty_on_one_thread(&repo, trees).ok();
     if let (Some(head), Some(record)) = (head, record) {
-        let base = graph::Base::of(&repo, record, row.branch.as_deref());
+        let base = graph::Base::of(
+            &repo,
+            record.base_id(),
+            &record.base_ref,
+            row.branch.as_deref(),
+        );
         if let Ok((ahead, behind)) = base.ahead_behind(&repo, head) {
             row.ahead = Some(ahead);
             row.behind = Some(behind);
@@ -224,12 +262,12 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
                 _ => "-".to_owned(),
             };
             let mut state = Vec::new();
-            if r.kind != Kind::Managed.as_str() {
-                state.push(r.kind);
+            if r.kind != Kind::Managed {
+                state.push(r.kind.as_str());
             }
             state.push(match (r.state, r.dirty) {
-                ("missing", _) => "missing",
-                ("creating", _) => "creating",
+                (State::Missing, _) => "missing",
+                (State::Creating, _) => "creating",
                 (_, Some(true)) => "dirty",
                 (_, Some(false)) => "clean",
                 _ => "unknown",
@@ -238,13 +276,13 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
                 state.push("locked");
             }
             match r.setup {
-                Some("pending") => state.push("setup pending"),
-                Some("failed") => state.push("setup failed"),
+                Some(Setup::Pending) => state.push("setup pending"),
+                Some(Setup::Failed) => state.push("setup failed"),
                 _ => {}
             }
             let status = match (r.status, &r.claimed_by) {
-                (Some("claimed"), Some(who)) => format!("claimed by {who}"),
-                (Some(status), _) => status.to_owned(),
+                (Some(Status::Claimed), Some(who)) => format!("claimed by {who}"),
+                (Some(status), _) => status.as_str().to_owned(),
                 (None, _) => "-".to_owned(),
             };
             let mut cells = vec![

@@ -224,14 +224,17 @@ pub struct Base {
 }
 
 impl Base {
-    pub fn of(repo: &gix::Repository, record: &crate::registry::Record, own: Option<&str>) -> Self {
-        let branch_tip = (own != Some(record.base_ref.as_str()) && record.base_ref != "HEAD")
-            .then(|| branch_tip(repo, &record.base_ref))
+    /// The base of a worktree made from `commit` off `base_ref`, now on branch `own`.
+    pub fn of(
+        repo: &gix::Repository,
+        commit: Option<gix::ObjectId>,
+        base_ref: &str,
+        own: Option<&str>,
+    ) -> Self {
+        let branch_tip = (own != Some(base_ref) && base_ref != "HEAD")
+            .then(|| branch_tip(repo, base_ref))
             .flatten();
-        Base {
-            commit: gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok(),
-            branch_tip,
-        }
+        Base { commit, branch_tip }
     }
 
     /// The commits that are not the worktree's work.

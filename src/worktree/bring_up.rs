@@ -96,7 +96,7 @@ fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
         path: current.clone(),
         branch: branch.clone(),
         base_ref: branch,
-        base_commit: head.map(|h| h.to_string()).unwrap_or_default(),
+        base_commit: head,
         created: now,
         claim: Some(me.claim(now)),
         creating: None,
@@ -196,7 +196,7 @@ fn teardown_gone(entry: &ports::Entry) {
         path: entry.path.clone(),
         branch: String::new(),
         base_ref: String::new(),
-        base_commit: String::new(),
+        base_commit: None,
         created: 0,
         claim: None,
         creating: None,
@@ -217,7 +217,7 @@ fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
         (names::hook_env::NAME, record.name.clone()),
         (names::hook_env::PATH, record.path.display().to_string()),
         (names::hook_env::BRANCH, record.branch.clone()),
-        (names::hook_env::BASE, record.base_commit.clone()),
+        (names::hook_env::BASE, record.base_hex()),
         (
             names::hook_env::PRIMARY,
             ctx.primary

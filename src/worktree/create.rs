@@ -118,7 +118,7 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
         path: path.clone(),
         branch: plan.branch.clone(),
         base_ref: plan.base_ref.clone(),
-        base_commit: plan.base_commit.to_string(),
+        base_commit: Some(plan.base_commit),
         created: now,
         claim: Some(me.claim(now)),
         creating: Some(Creating {
@@ -363,11 +363,12 @@ fn reuse(
             args.name
         );
     }
+    let base = record.base_hex();
     Ok(Added {
         name: record.name,
         path: record.path,
         branch: record.branch,
-        base: record.base_commit,
+        base,
         base_ref: record.base_ref,
         reused: true,
         session: me.id.clone(),
@@ -390,7 +391,7 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         if record.ports.is_some() {
             free_ports(ctx, &record.name);
         }
-        let base = gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok();
+        let base = record.base_id();
         let new_branch = record.creating.as_ref().is_some_and(|c| c.new_branch);
         if new_branch
             && let Some(base) = base

@@ -128,7 +128,7 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     // The worktree's own work: commits on its HEAD since the commit it started from.
     if let Some(head) = head {
         let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
-        elsewhere.extend(gix::ObjectId::from_hex(record.base_commit.as_bytes()).ok());
+        elsewhere.extend(record.base_id());
         if matches!(scope, Scope::Remove { .. }) {
             elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
         }

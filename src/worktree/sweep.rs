@@ -20,13 +20,34 @@ pub struct Report {
     pub dry_run: bool,
 }
 
+/// What `clean` did with a worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Verb {
+    #[serde(rename = "removed")]
+    Removed,
+    /// With `--dry-run`.
+    #[serde(rename = "would remove")]
+    WouldRemove,
+    #[serde(rename = "kept")]
+    Kept,
+}
+
+impl Verb {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Removed => "removed",
+            Verb::WouldRemove => "would remove",
+            Verb::Kept => "kept",
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct Outcome {
     pub name: String,
     pub path: PathBuf,
     pub branch: String,
-    /// `removed` (or `would remove` with --dry-run) or `kept`.
-    pub outcome: &'static str,
+    pub outcome: Verb,
     /// Why it was kept: `dirty`, `unmerged`, `claimed by <session>`, `locked`, `current`,
     /// `missing`; null when removed.
     pub reason: Option<String>,
@@ -49,11 +70,11 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Ou
             reason(&judge::verdict(&facts, false))
         };
         let outcome = match (&kept, dry_run) {
-            (Some(_), _) => "kept",
-            (None, true) => "would remove",
+            (Some(_), _) => Verb::Kept,
+            (None, true) => Verb::WouldRemove,
             (None, false) => {
                 super::remove::carry_out(ctx, locked, &entry, false, false)?;
-                "removed"
+                Verb::Removed
             }
         };
         outcomes.push(Outcome {
