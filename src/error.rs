@@ -4,10 +4,25 @@
 use std::fmt;
 
 /// A refusal or failure with an optional way out.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
     pub message: String,
     pub hint: Option<String>,
+}
+
+impl Refusal {
+    pub fn new(message: impl Into<String>) -> Self {
+        Refusal {
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// The same refusal with the command or step that gets past it.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
 }
 
 impl fmt::Display for Refusal {

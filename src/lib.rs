@@ -19,4 +19,5 @@ pub mod seed;
 pub mod session;
 pub mod slug;
 pub mod statefile;
+pub mod wiring;
 pub mod worktree;

@@ -18,11 +18,9 @@ use std::time::Duration;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::names::MAX_PORTS;
 use crate::names::{self, PORT_UNIT};
 use crate::{clock, error, paths, process, statefile};
-
-// Moved to `names`; kept here until every caller imports it from there.
-pub use crate::names::MAX_PORTS;
 
 /// The format this build reads and writes; a newer file is refused rather than rewritten.
 pub const FORMAT_VERSION: u32 = 1;

@@ -10,9 +10,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::{names, statefile};
 
-// Moved to `clock`; kept here until every caller imports it from there.
-pub use crate::clock::now;
-
 /// The format this build reads and writes. A newer file is refused rather than rewritten without
 /// the fields this build does not know.
 pub const FORMAT_VERSION: u32 = 1;

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
+use crate::paths::{data_dir, real_or_same};
 use crate::{clock, error, git, names};
 
 // Moved to `paths`; kept here until every caller imports them from there.
 use crate::paths::expand_home;
-pub use crate::paths::{data_dir, real_or_same};
 
 /// Where the caller stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

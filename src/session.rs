@@ -8,10 +8,6 @@ use crate::error::refuse_with_hint;
 use crate::process::{self, comm, parent_of};
 use crate::{clock, names};
 
-// Moved to `clock` and `process`; kept here until every caller imports them from there.
-pub use crate::clock::{age, format_duration, parse_duration};
-pub use crate::process::alive as process_alive;
-
 /// A hold on a worktree: which session, which process keeps it alive, and since when.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claim {

@@ -16,7 +16,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // One file (or folder) per command: parse, call, print.
     ("commands", &["commands"]),
     // What commands drive: agents in tabs, review and landing, fleets, the trunk guard.
-    ("domain", &["orchestrator", "landing", "manifest", "guard"]),
+    (
+        "domain",
+        &["orchestrator", "landing", "manifest", "guard", "wiring"],
+    ),
     // The worktree lifecycle every caller shares: create, claim, bring up, judge, tear down.
     ("lifecycle", &["worktree"]),
     // What berth keeps on disk: the registry and claims, ports, hooks, seeding, the repository.
@@ -72,7 +75,6 @@ fn every_module_under_src_has_exactly_one_place_in_the_table() {
 }
 
 #[test]
-#[ignore = "waits for the lifecycle layer of issue 11"]
 fn imports_run_one_way_down_the_layers() {
     let found = violations(&read_src());
     for v in &found {

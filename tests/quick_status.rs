@@ -44,7 +44,7 @@ fn case(want: &[Verdict], change: impl FnOnce(&Sandbox, &Path)) {
 
     let options =
         berth::git::config::open_options().permissions(gix::open::Permissions::isolated());
-    let opened = berth::git::status::open_opts(&wt, options).unwrap();
+    let opened = berth::git::config::open_opts(&wt, options).unwrap();
     let quick = verdict(&opened, &berth::git::quick::Trees::default()).unwrap();
     let listed = sb.list_row(&repo, "w")["dirty"].clone();
     let git_says = sb.git(

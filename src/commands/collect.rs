@@ -102,7 +102,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     if !entry.present || record.creating.is_some() {
         return work;
     }
-    let Ok(repo) = status::open(&entry.path) else {
+    let Ok(repo) = crate::git::config::open(&entry.path) else {
         return work;
     };
     work.state = State::Ok;

@@ -10,7 +10,8 @@ use serde::Deserialize;
 
 use crate::error::{refuse, render};
 use crate::names;
-use crate::repo::{Context, real_or_same};
+use crate::paths::real_or_same;
+use crate::repo::Context;
 
 #[derive(Debug, clap::Args)]
 pub struct HookArgs {

@@ -211,7 +211,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
     if !entry.present || row.state == State::Creating {
         return row;
     }
-    let Ok(repo) = status::open(&entry.path) else {
+    let Ok(repo) = crate::git::config::open(&entry.path) else {
         row.state = State::Missing;
         return row;
     };

@@ -3,10 +3,6 @@
 
 use anyhow::Result;
 
-// Moved to `config`, which both this file and `quick` build on; kept here until every caller
-// imports them from there.
-pub use super::config::{open, open_opts};
-
 /// True when the checkout has staged, modified, deleted or untracked files. Stops at the first
 /// change found. Checks many files on all cores; see [`is_dirty_on_one_thread`].
 pub fn is_dirty(repo: &gix::Repository) -> Result<bool> {

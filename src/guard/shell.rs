@@ -1432,11 +1432,11 @@ impl Walk<'_> {
                 "-c" | "--config-env" | "--exec-path" => {
                     configured = true;
                     if let Some(v) = value() {
-                        if let Some((key, val)) = v.split_once('=') {
-                            if key.to_ascii_lowercase().starts_with("alias.") {
-                                let text = val.strip_prefix('!').unwrap_or(val);
-                                self.nested_text(text);
-                            }
+                        if let Some((key, val)) = v.split_once('=')
+                            && key.to_ascii_lowercase().starts_with("alias.")
+                        {
+                            let text = val.strip_prefix('!').unwrap_or(val);
+                            self.nested_text(text);
                         }
                         self.named(&v, by);
                     }

@@ -17,9 +17,6 @@ pub use run::{Failed, Failure, run, run_with, timeout};
 pub use trust::{Trusted, ensure_trusted, is_trusted, trust, trust_path, trusted};
 pub use write::{checkout_dir, install, local_dir, parse_command, parse_ports, quote, script};
 
-// Moved to `names`; kept here until every caller imports it from there.
-pub use crate::names::MAX_PORTS;
-
 /// Fixtures the tests of every part share.
 #[cfg(test)]
 mod testing {

@@ -8,9 +8,10 @@ use anyhow::Result;
 
 use crate::error::refuse_with_hint;
 use crate::hooks::{self, Hook, Hooks, Origin};
+use crate::paths::real_or_same;
 use crate::ports::{self, Block, PortRange};
 use crate::registry::{self, Locked, Record, SetupState, Store};
-use crate::repo::{Context, real_or_same};
+use crate::repo::Context;
 use crate::{names, seed, slug};
 
 /// Bring the worktree `name` (or, with `None`, the one the caller stands in, adopted if berth did
@@ -89,7 +90,7 @@ fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
     let head = crate::git::head(&ctx.repo);
     let branch = crate::git::head_branch(&ctx.repo).unwrap_or_else(|| "HEAD".to_owned());
     let me = ctx.session()?;
-    let now = registry::now();
+    let now = crate::clock::now();
     locked.registry.worktrees.push(Record {
         name: name.clone(),
         slug,

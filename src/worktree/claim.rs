@@ -8,7 +8,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::error::refuse_with_hint;
-use crate::registry::{self, Record};
+use crate::registry::Record;
 use crate::repo::Context;
 use crate::session::{self, Hold, Session};
 
@@ -44,7 +44,7 @@ pub enum Taken {
 
 /// Take `record` for `me`, or refuse naming the live holder. The caller saves the registry.
 pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
-    let now = registry::now();
+    let now = crate::clock::now();
     match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Mine => Ok(Taken::AlreadyMine),
         Hold::Free => {
@@ -77,7 +77,7 @@ pub fn held_by_other(record: &Record, now: u64) -> anyhow::Error {
             record.name,
             claim.session,
             claim.pid,
-            session::age(now, claim.at)
+            crate::clock::age(now, claim.at)
         ),
         "pick another name, or wait for it to be released",
     )
@@ -109,7 +109,7 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     let ttl = ctx.claim_ttl()?;
     let mut locked = super::lock(ctx)?;
     let record = record_mut(&mut locked, name)?;
-    let now = registry::now();
+    let now = crate::clock::now();
     let hold = session::hold(record.claim.as_ref(), &me, ttl);
     if hold == Hold::Live {
         return Err(held_by_other(record, now));

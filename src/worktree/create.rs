@@ -12,8 +12,9 @@ use serde::Serialize;
 use crate::error::refuse_with_hint;
 use crate::git::{self, graph, worktrees};
 use crate::hooks::{self, Origin};
+use crate::paths::real_or_same;
 use crate::registry::{self, Creating, Locked, Record, SetupState, Store};
-use crate::repo::{Context, real_or_same};
+use crate::repo::Context;
 use crate::{inventory, names, slug};
 
 use super::bring_up as setup;
@@ -111,7 +112,7 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
         .with_context(|| format!("cannot create {}", parent.display()))?;
     // The record must name the path exactly as git's admin files will, for a later rollback.
     let path = real_or_same(parent).join(path.file_name().expect("the slug"));
-    let now = registry::now();
+    let now = crate::clock::now();
     let record = Record {
         name: args.name.clone(),
         slug,

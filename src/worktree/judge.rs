@@ -115,7 +115,7 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     };
     let mut head = None;
     if entry.present {
-        let repo = status::open(&entry.path)?;
+        let repo = crate::git::config::open(&entry.path)?;
         facts.dirty = status::is_dirty(&repo)?;
         head = crate::git::head(&repo);
         if let Some(name) = crate::git::head_branch(&repo) {

@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use super::Refusal;
+use crate::error::Refusal;
 
-pub(super) fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Refusal> {
+pub(crate) fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Refusal> {
     let Some(bytes) = bytes else {
         return Ok(Value::Object(Default::default()));
     };
@@ -19,14 +19,14 @@ pub(super) fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Re
     Ok(doc)
 }
 
-pub(super) fn to_bytes(doc: &Value) -> Vec<u8> {
+pub(crate) fn to_bytes(doc: &Value) -> Vec<u8> {
     let mut s = serde_json::to_string_pretty(doc).unwrap_or_default();
     s.push('\n');
     s.into_bytes()
 }
 
 /// True when `v` runs one of berth's commands anywhere inside it.
-pub(super) fn is_ours(v: &Value, ours: &[String]) -> bool {
+pub(crate) fn is_ours(v: &Value, ours: &[String]) -> bool {
     match v {
         Value::Object(map) => map.iter().any(|(k, v)| match v {
             Value::String(s) if matches!(k.as_str(), "command" | "bash" | "powershell") => {
@@ -42,7 +42,7 @@ pub(super) fn is_ours(v: &Value, ours: &[String]) -> bool {
 /// Adds the fragment's top-level keys that are missing, and its entries under `hooks.<event>`
 /// that are not there yet. A berth entry that differs is replaced when it is one of `earlier`
 /// (as an earlier version wrote it) or with `force`, and refused otherwise.
-pub(super) fn merge_into(
+pub(crate) fn merge_into(
     doc: &mut Value,
     fragment: &Value,
     earlier: &[(String, Value)],
@@ -126,7 +126,7 @@ fn commands_in(v: &Value) -> Vec<String> {
 
 /// Takes berth's handlers out of `hooks.<event>`; a group left with no handler goes, then an
 /// event left empty, then `hooks` itself. Returns whether anything was removed.
-pub(super) fn remove_ours(doc: &mut Value, ours: &[String]) -> bool {
+pub(crate) fn remove_ours(doc: &mut Value, ours: &[String]) -> bool {
     let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
         return false;
     };

@@ -3,8 +3,8 @@
 
 use serde_json::Value;
 
-use super::Refusal;
 use super::merge::{merge_into, parse_object, remove_ours, to_bytes};
+use crate::error::Refusal;
 use crate::guard::managed::{self, Kind};
 use crate::guard::runtime::Runtime;
 use crate::names;
@@ -125,13 +125,13 @@ fn fragment(template: &str, r: Runtime) -> Value {
 /// This build's template for each runtime's file, from `hooks/`.
 fn template(r: Runtime) -> &'static str {
     match r {
-        Runtime::Claude => include_str!("../../../hooks/claude/guard.json"),
-        Runtime::Codex => include_str!("../../../hooks/codex/hooks.json"),
-        Runtime::Gemini => include_str!("../../../hooks/gemini/settings.json"),
-        Runtime::Cursor => include_str!("../../../hooks/cursor/hooks.json"),
-        Runtime::Copilot => include_str!("../../../hooks/copilot/berth-guard.json"),
-        Runtime::Opencode => include_str!("../../../hooks/opencode/berth-guard.ts"),
-        Runtime::Pi => include_str!("../../../hooks/pi/berth-guard.ts"),
+        Runtime::Claude => include_str!("../../hooks/claude/guard.json"),
+        Runtime::Codex => include_str!("../../hooks/codex/hooks.json"),
+        Runtime::Gemini => include_str!("../../hooks/gemini/settings.json"),
+        Runtime::Cursor => include_str!("../../hooks/cursor/hooks.json"),
+        Runtime::Copilot => include_str!("../../hooks/copilot/berth-guard.json"),
+        Runtime::Opencode => include_str!("../../hooks/opencode/berth-guard.ts"),
+        Runtime::Pi => include_str!("../../hooks/pi/berth-guard.ts"),
     }
 }
 
@@ -143,7 +143,7 @@ fn install(r: Runtime, worktrees: bool) -> Install {
         Kind::Merge => {
             let mut frag = fragment(template(r), r);
             if worktrees && r == Runtime::Claude {
-                let wt = fragment(include_str!("../../../hooks/claude/worktrees.json"), r);
+                let wt = fragment(include_str!("../../hooks/claude/worktrees.json"), r);
                 // Both fragments come from this build and are objects; a merge of two objects
                 // without force cannot be refused here, as they share no entry.
                 let _ = merge_into(&mut frag, &wt, &[], false);
@@ -270,7 +270,7 @@ pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::init::merge::is_ours;
+    use crate::wiring::merge::is_ours;
     use std::cell::RefCell;
     use std::collections::HashMap;
     use std::path::Path;
@@ -581,7 +581,11 @@ mod tests {
     fn a_changed_berth_file_is_refused_without_force_and_replaced_with_it() {
         let files = Files::with(names::OPENCODE_PLUGIN, "// mine\n");
         let err = plan_install(&want(&[Runtime::Opencode]), &files.reader()).expect_err("refused");
-        assert!(err.what.contains(names::OPENCODE_PLUGIN), "{}", err.what);
+        assert!(
+            err.message.contains(names::OPENCODE_PLUGIN),
+            "{}",
+            err.message
+        );
         assert!(err.hint.as_deref().is_some_and(|h| h.contains("--force")));
         let forced = plan_install(
             &Want {
@@ -630,7 +634,7 @@ mod tests {
             &files.reader(),
         )
         .expect_err("refused");
-        assert!(err.what.contains("does not parse"), "{}", err.what);
+        assert!(err.message.contains("does not parse"), "{}", err.message);
     }
 
     #[test]

@@ -6,13 +6,13 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::Change;
+use super::plan::Change;
 use crate::names;
 
 /// Carries a plan out: every new content goes to a temporary file beside its target first;
 /// only when all are written are they renamed into place. A failure part-way puts back what
 /// was there before.
-pub(super) fn apply(root: &Path, changes: &[Change]) -> io::Result<()> {
+pub(crate) fn apply(root: &Path, changes: &[Change]) -> io::Result<()> {
     let mut staged: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
     let mut made_dirs = Vec::new();
     let result = (|| -> io::Result<()> {

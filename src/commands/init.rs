@@ -5,11 +5,9 @@
 //! This file is the flow: find the checkout, plan (`plan`, merging JSON settings with `merge`),
 //! carry the plan out (`apply`, the only writer), and print what changed.
 
-mod apply;
-mod merge;
-mod plan;
-
-pub use plan::{Change, ReadFile, Want, plan_install, plan_uninstall};
+use crate::error::Refusal;
+use crate::wiring::apply;
+pub use crate::wiring::plan::{Change, ReadFile, Want, plan_install, plan_uninstall};
 
 use std::fs;
 use std::io::{self, Write};
@@ -53,37 +51,12 @@ pub fn run(args: &InitArgs) -> i32 {
     match execute(args, stderr) {
         Ok(()) => 0,
         Err(refusal) => {
-            let _ = writeln!(stderr, "{}: {}", names::TOOL, refusal.what);
-            if let Some(hint) = refusal.hint {
-                let _ = writeln!(stderr, "hint: {hint}");
-            }
+            crate::error::report(&refusal.into());
             1
         }
     }
 }
 
-/// Why init wrote nothing, and the command that gets past it where there is one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    pub what: String,
-    pub hint: Option<String>,
-}
-
-impl Refusal {
-    fn new(what: impl Into<String>) -> Self {
-        Refusal {
-            what: what.into(),
-            hint: None,
-        }
-    }
-
-    fn hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-/// Plans and carries out init for `args`, reporting on `out`.
 pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     let runtimes = parse_runtimes(&args.runtime)?;
     let root = checkout_root(args.target.as_deref())?;
@@ -228,6 +201,6 @@ mod tests {
             vec![Runtime::Pi, Runtime::Claude]
         );
         let err = list(&["claude", "vim"]).expect_err("unknown");
-        assert!(err.what.contains("'vim'"));
+        assert!(err.message.contains("'vim'"));
     }
 }
