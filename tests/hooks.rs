@@ -625,3 +625,43 @@ fn a_changed_hook_is_untrusted_until_trusted_again() {
     sandbox.add(&clone, &["second"]);
     assert_eq!(read_trimmed(&out.join("ran")), "set-up\nchanged");
 }
+
+#[test]
+fn hooks_installed_but_not_committed_are_named_when_add_runs_the_commits_instead() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let installed = sb.berth(&repo, &["install", "--setup", "touch from-setup"]);
+    assert!(installed.status.success());
+    assert!(
+        String::from_utf8_lossy(&installed.stderr)
+            .contains("hint: a new worktree gets the hooks of the commit"),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    let added = sb.berth(&repo, &["add", "task"]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let err = String::from_utf8_lossy(&added.stderr);
+    assert!(err.contains("warning: the hooks in"), "{err}");
+    assert!(
+        err.contains("commit .worktree-hooks, or install them with --local"),
+        "{err}"
+    );
+    // The commit has no setup hook, so none ran.
+    let path = String::from_utf8_lossy(&added.stdout).trim().to_owned();
+    assert!(!Path::new(&path).join("from-setup").exists());
+
+    // Committed, they run and nothing is said.
+    sb.git(&repo, &["add", ".worktree-hooks"]);
+    sb.git(&repo, &["commit", "-q", "-m", "hooks"]);
+    let again = sb.berth(&repo, &["add", "task2"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("warning: the hooks in"));
+}

@@ -598,3 +598,18 @@ fn clean_never_removes_a_worktree_claimed_while_it_runs() {
         assert_eq!(sb.list_row(&repo, "w11")["claimed_by"], "s2");
     }
 }
+
+#[test]
+fn an_add_killed_while_its_branch_ref_was_locked_does_not_refuse_the_next_add() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = add_killed_midway(&sb, &repo, "locked");
+    // As if the kill came while git's ref for the branch was being written.
+    let lock = sb.common_dir(&repo).join("refs/heads/berth/locked.lock");
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let again = sb.berth(&repo, &["add", "locked"]);
+    assert!(again.status.success(), "{}", common::outputs(&again));
+    assert!(!lock.exists());
+    assert!(git_worktree_at(&sb, &repo, &path).is_some());
+}

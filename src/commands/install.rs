@@ -87,6 +87,9 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
     for path in written {
         writeln!(out, "{}", path.display())?;
     }
+    if !args.local {
+        eprintln!("hint: {}", crate::worktree::create::UNCOMMITTED_HOOKS_HINT);
+    }
     Ok(())
 }
 

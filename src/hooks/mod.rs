@@ -11,7 +11,7 @@ mod write;
 
 pub use read::{
     Hook, Hooks, NAMES, Origin, Source, committed, content_hash, in_checkout, in_force, local,
-    teardown_checkout,
+    same_committed, teardown_checkout,
 };
 pub use run::{Failed, Failure, run, run_with, timeout};
 pub use trust::{Trusted, ensure_trusted, is_trusted, trust, trust_path, trusted};

@@ -146,6 +146,14 @@ pub enum Origin<'a> {
 }
 
 /// The hooks in force: each local hook in `<common dir>/worktree-hooks`, else the project's.
+/// The two sets hold the same hooks, byte for byte (the checkout's and a commit's: when they
+/// differ, hooks were changed and not committed).
+pub fn same_committed(a: &Hooks, b: &Hooks) -> bool {
+    NAMES
+        .iter()
+        .all(|name| a.get(name).map(|h| &h.content) == b.get(name).map(|h| &h.content))
+}
+
 pub fn in_force(common_dir: &Path, origin: Origin<'_>) -> Result<Hooks> {
     let tree = match origin {
         Origin::Commit(repo, commit) => Some(commit_tree(repo, commit)?),

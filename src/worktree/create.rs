@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::error::refuse_with_hint;
 use crate::git::{self, graph, worktrees};
-use crate::hooks::{self, Origin};
+use crate::hooks::{self, Hooks, Origin};
 use crate::paths::real_or_same;
 use crate::registry::{self, Creating, Locked, Record, SetupState, Store};
 use crate::repo::Context;
@@ -52,7 +52,8 @@ pub struct Added {
 }
 
 /// Create (or reuse) the worktree `args` describe; what was made is returned, nothing printed
-/// on stdout.
+/// on stdout. The stages, in order: check the name, plan the branch, judge the hooks, reserve
+/// (record marked `creating`, port block), make the checkout, finish (post-checkout, setup).
 pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
     let slug = slug::slug(&args.name)?;
     let me = ctx.session()?;
@@ -60,7 +61,6 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
     let store = Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
     roll_back_dead_adds(ctx, &mut locked)?;
-
     if locked
         .registry
         .worktrees
@@ -69,6 +69,50 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
     {
         return reuse(ctx, args, locked, &me, ttl);
     }
+    let path = check_new_name(ctx, &locked, args, &slug)?;
+    let plan = plan(ctx, args, &slug)?;
+    if !plan.new_branch {
+        let dirs = worktrees::checked_out_in(&ctx.repo, &plan.branch)?;
+        if !dirs.is_empty() {
+            return Err(worktrees::checked_out_elsewhere(&plan.branch, &dirs));
+        }
+    }
+    let in_force = hooks_for(ctx, &plan)?;
+    let record = reserve(ctx, &mut locked, args, slug, &path, &plan, &in_force, &me)?;
+    pause_point();
+    let record = make(ctx, &mut locked, record, &plan)?;
+    drop(locked);
+    eprintln!(
+        "created worktree '{}' on branch {} from {} ({})",
+        args.name,
+        plan.branch,
+        plan.base_ref,
+        git::short(&plan.base_commit.to_string())
+    );
+    let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
+    git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &record.path, head)?;
+    if !args.no_setup {
+        setup::bring_up(ctx, &store, &record, &in_force)?;
+    }
+    Ok(Added {
+        name: args.name.clone(),
+        path: record.path,
+        branch: plan.branch,
+        base: plan.base_commit.to_string(),
+        base_ref: plan.base_ref,
+        reused: false,
+        session: me.id,
+        reclaimed_stale: false,
+    })
+}
+
+/// A new name must not slug like another, and its folder must be free. Returns the folder.
+fn check_new_name(
+    ctx: &Context,
+    locked: &Locked,
+    args: &AddRequest,
+    slug: &str,
+) -> Result<PathBuf> {
     if let Some(other) = locked.registry.worktrees.iter().find(|r| r.slug == slug) {
         return Err(refuse_with_hint(
             format!(
@@ -82,31 +126,58 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
             ),
         ));
     }
-
-    let path = ctx.worktree_base()?.join(&slug);
+    let path = ctx.worktree_base()?.join(slug);
     if path.exists() && !is_empty_dir(&path) {
         return Err(refuse_with_hint(
             format!("target path exists and is not empty: {}", path.display()),
             "remove it, or pick another name",
         ));
     }
-    let plan = plan(ctx, args, &slug)?;
-    if !plan.new_branch {
-        let dirs = worktrees::checked_out_in(&ctx.repo, &plan.branch)?;
-        if !dirs.is_empty() {
-            return Err(worktrees::checked_out_elsewhere(&plan.branch, &dirs));
-        }
-    }
+    Ok(path)
+}
 
-    // The hooks come from what will be checked out, and are judged before anything is made.
+/// The hooks of what will be checked out, judged (trusted) before anything is made. Hooks in
+/// the checkout that differ from the commit's are not the ones that run: say so.
+fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
     let checkout_commit = if plan.new_branch {
         plan.base_commit
     } else {
         graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit)
     };
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, checkout_commit))?;
+    if let Some(current) = &ctx.current
+        && let Ok(here) = hooks::in_force(&ctx.common_dir, Origin::Checkout(current))
+        && !hooks::same_committed(&here, &in_force)
+    {
+        crate::error::warn(format_args!(
+            "the hooks in {} differ from those of the commit '{}' starts from; the commit's run",
+            hooks::checkout_dir(current).display(),
+            plan.branch
+        ));
+        eprintln!("hint: {}", UNCOMMITTED_HOOKS_HINT);
+    }
     setup::ensure_trusted(ctx, &in_force)?;
+    Ok(in_force)
+}
 
+/// What `add` and `install` say when the checkout's hooks are not the committed ones.
+pub const UNCOMMITTED_HOOKS_HINT: &str = "a new worktree gets the hooks of the commit it starts \
+from: commit .worktree-hooks, or install them with --local";
+
+/// Write the record (marked `creating`, so a killed add is rolled back) with its port block,
+/// under the lock. With no block free, first remove what `clean` would remove, then try once
+/// more.
+#[allow(clippy::too_many_arguments)]
+fn reserve(
+    ctx: &Context,
+    locked: &mut Locked,
+    args: &AddRequest,
+    slug: String,
+    path: &std::path::Path,
+    plan: &Plan,
+    in_force: &Hooks,
+    me: &crate::session::Session,
+) -> Result<Record> {
     let parent = path.parent().expect("a worktree path has a parent");
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -116,7 +187,7 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
     let record = Record {
         name: args.name.clone(),
         slug,
-        path: path.clone(),
+        path,
         branch: plan.branch.clone(),
         base_ref: plan.base_ref.clone(),
         base_commit: Some(plan.base_commit),
@@ -128,28 +199,33 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
         setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
         ports: None,
     };
-    let given = match setup::try_give_ports(ctx, &record, &in_force)? {
+    let given = match setup::try_give_ports(ctx, &record, in_force)? {
         Ok(given) => given,
         Err(_) => {
-            // No block free: first remove what `clean` would remove (landed, clean, unclaimed),
-            // then try once more; the second refusal names `git berth clean` and the range.
-            let removed = super::sweep::sweep(ctx, &mut locked, false)?
+            let removed = super::sweep::sweep(ctx, locked, false)?
                 .iter()
                 .filter(|o| o.reason.is_none())
                 .count();
             eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
-            setup::give_ports(ctx, &record, &in_force)?
+            setup::give_ports(ctx, &record, in_force)?
         }
     };
-    let name = record.name.clone();
-    locked.registry.worktrees.push(record);
-    given.apply(&mut locked.registry, &name);
+    locked.registry.worktrees.push(record.clone());
+    given.apply(&mut locked.registry, &args.name);
     if let Err(err) = locked.save() {
         free_ports(ctx, &args.name);
         return Err(err);
     }
-    pause_point();
+    Ok(locked
+        .registry
+        .find_exact_mut(&args.name)
+        .expect("pushed above")
+        .clone())
+}
 
+/// Make the checkout and clear the `creating` mark. Whatever fails undoes what was made, so
+/// nothing stays behind that the registry does not know.
+fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Result<Record> {
     let checkout = if plan.new_branch {
         worktrees::Checkout::NewBranch {
             branch: &plan.branch,
@@ -161,56 +237,29 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
             branch: &plan.branch,
         }
     };
-    if let Err(err) = worktrees::create(&ctx.repo, &path, checkout) {
-        locked.registry.remove(&args.name);
+    if let Err(err) = worktrees::create(&ctx.repo, &record.path, checkout) {
+        locked.registry.remove(&record.name);
         locked.save()?;
-        free_ports(ctx, &args.name);
+        free_ports(ctx, &record.name);
         return Err(err);
     }
-    let real = real_or_same(&path);
-    let record = locked
+    let real = real_or_same(&record.path);
+    let entry = locked
         .registry
-        .worktrees
-        .iter_mut()
-        .find(|r| r.name == args.name)
-        .expect("the record written above");
-    record.path = real.clone();
-    record.creating = None;
-    let record = record.clone();
+        .find_exact_mut(&record.name)
+        .expect("the record written by reserve");
+    entry.path = real.clone();
+    entry.creating = None;
+    let made = entry.clone();
     if let Err(err) = locked.save() {
-        free_ports(ctx, &args.name);
-        // Nothing may stay behind that the registry does not know: undo the worktree and branch.
+        free_ports(ctx, &record.name);
         let _ = worktrees::remove(&ctx.repo, &real, true);
         if plan.new_branch {
             let _ = git::delete_branch(&ctx.repo, &plan.branch, plan.base_commit);
         }
         return Err(err);
     }
-    drop(locked);
-    eprintln!(
-        "created worktree '{}' on branch {} from {} ({})",
-        args.name,
-        plan.branch,
-        plan.base_ref,
-        git::short(&plan.base_commit.to_string())
-    );
-
-    let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
-    git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &real, head)?;
-    if !args.no_setup {
-        setup::bring_up(ctx, &store, &record, &in_force)?;
-    }
-
-    Ok(Added {
-        name: args.name.clone(),
-        path: real,
-        branch: plan.branch,
-        base: plan.base_commit.to_string(),
-        base_ref: plan.base_ref,
-        reused: false,
-        session: me.id,
-        reclaimed_stale: false,
-    })
+    Ok(made)
 }
 
 /// The branch to check out and where it starts.
@@ -388,6 +437,20 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         .cloned()
         .collect();
     for record in &dead {
+        // A kill while git's ref was being written leaves its lock, which would refuse every
+        // later add of this name: the add that held it is gone.
+        let ref_lock = ctx
+            .common_dir
+            .join("refs/heads")
+            .join(format!("{}.lock", record.branch));
+        match std::fs::remove_file(&ref_lock) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(anyhow::Error::from(e)
+                    .context(format!("cannot remove the stale {}", ref_lock.display())));
+            }
+        }
         worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
         if record.ports.is_some() {
             free_ports(ctx, &record.name);
