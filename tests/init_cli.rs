@@ -263,3 +263,51 @@ fn uninstall_takes_out_an_install_that_sent_only_some_tools_to_the_guard() {
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(!r.root.join(".cursor").exists(), "{}", err(&o));
 }
+
+#[test]
+fn a_plain_uninstall_takes_berth_out_of_every_runtime_it_finds_and_lists_what_it_removed() {
+    let r = Repo::new("uninstall-everywhere");
+    assert_eq!(
+        r.init(&["--runtime", "claude,codex", "--worktrees"])
+            .status
+            .code(),
+        Some(0)
+    );
+    let o = r.init(&["--uninstall"]);
+    assert_eq!(o.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!r.root.join(".codex/hooks.json").exists(), "{said}");
+    assert!(!r.root.join(".claude/settings.json").exists(), "{said}");
+    assert!(said.contains(".codex/hooks.json"), "{said}");
+    assert!(said.contains(".claude/settings.json"), "{said}");
+    let again = r.init(&["--uninstall"]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not installed (any runtime)"));
+}
+
+#[test]
+fn init_in_a_linked_worktree_says_which_checkout_it_writes_into() {
+    let r = Repo::new("linked-init");
+    let linked = r.root.parent().unwrap().join("linked-init-wt");
+    let ok = Command::new("git")
+        .args(["worktree", "add", "-q", "-b", "side"])
+        .arg(&linked)
+        .current_dir(&r.root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let o = Command::new(env!("CARGO_BIN_EXE_git-berth"))
+        .args(["init", "--runtime", "claude"])
+        .current_dir(&linked)
+        .env("HOME", r.root.parent().unwrap())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("writing into the linked worktree"), "{said}");
+    assert!(said.contains(&r.root.display().to_string()), "{said}");
+    assert!(linked.join(".claude/settings.json").exists());
+    assert!(!r.root.join(".claude/settings.json").exists());
+    let _ = std::fs::remove_dir_all(&linked);
+}

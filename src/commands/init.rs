@@ -36,7 +36,8 @@ pub struct InitArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Take out exactly what init added, leaving every other key and hook as it was.
+    /// Take out exactly what init added, leaving every other key and hook as it was: from every
+    /// runtime where berth's entries are found, unless --runtime names some.
     #[arg(long)]
     pub uninstall: bool,
 }
@@ -58,11 +59,27 @@ pub fn run(args: &InitArgs) -> i32 {
 }
 
 pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
-    let runtimes = parse_runtimes(&args.runtime)?;
-    let root = checkout_root(args.target.as_deref())?;
+    // Uninstall looks everywhere it could have installed, unless told where.
+    let runtimes = if args.uninstall && args.runtime.iter().all(|r| r.trim().is_empty()) {
+        Runtime::ALL.to_vec()
+    } else {
+        parse_runtimes(&args.runtime)?
+    };
+    let (root, primary) = checkout_root(args.target.as_deref())?;
+    if let Some(primary) = primary {
+        let _ = writeln!(
+            out,
+            "{}: writing into the linked worktree {} (the primary checkout is {}); agents started \
+             in the primary checkout read the primary's own settings",
+            names::TOOL,
+            root.display(),
+            primary.display()
+        );
+    }
     let want = Want {
         runtimes: runtimes.clone(),
-        worktrees: args.worktrees,
+        // Uninstall takes out berth's worktree hooks too, wherever it finds them.
+        worktrees: args.worktrees || args.uninstall,
         force: args.force,
     };
     let root_for_read = root.clone();
@@ -72,11 +89,15 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     } else {
         plan_install(&want, &read)?
     };
-    let list = runtimes
-        .iter()
-        .map(|r| r.name())
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = if args.uninstall && runtimes.len() == Runtime::ALL.len() {
+        "any runtime".to_owned()
+    } else {
+        runtimes
+            .iter()
+            .map(|r| r.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if changes.is_empty() {
         let what = if args.uninstall {
             "not installed"
@@ -93,9 +114,10 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     }
     apply::apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
     for c in &changes {
-        let verb = match (&c.before, &c.after) {
-            (None, Some(_)) => "created",
-            (Some(_), Some(_)) => "updated",
+        let verb = match (&c.before, &c.after, args.uninstall) {
+            (None, Some(_), _) => "created",
+            (Some(_), Some(_), false) => "updated",
+            (Some(_), Some(_), true) => "removed berth's entries from",
             _ => "removed",
         };
         let _ = writeln!(out, "{verb} {}", root.join(&c.path).display());
@@ -136,7 +158,8 @@ pub fn parse_runtimes(given: &[String]) -> Result<Vec<Runtime>, Refusal> {
     Ok(out)
 }
 
-fn checkout_root(target: Option<&Path>) -> Result<PathBuf, Refusal> {
+/// The checkout init writes into, and the primary checkout when that is a linked worktree.
+fn checkout_root(target: Option<&Path>) -> Result<(PathBuf, Option<PathBuf>), Refusal> {
     let cwd = std::env::current_dir()
         .map_err(|e| Refusal::new(format!("cannot read the current directory: {e}")))?;
     let target = target.map_or(cwd.clone(), |t| cwd.join(t));
@@ -147,7 +170,8 @@ fn checkout_root(target: Option<&Path>) -> Result<PathBuf, Refusal> {
         )));
     }
     match probe::locate(&target) {
-        Ok(Place::Primary { root } | Place::Linked { root, .. }) => Ok(root),
+        Ok(Place::Primary { root }) => Ok((root, None)),
+        Ok(Place::Linked { root, primary }) => Ok((root, primary)),
         Ok(Place::Outside) => Err(Refusal::new(format!(
             "{} is not in a git repository",
             target.display()
