@@ -6,6 +6,7 @@ pub mod graph;
 pub mod hooks;
 pub mod quick;
 pub mod status;
+pub mod tree;
 pub mod worktrees;
 
 /// A gix error as an anyhow error. gix 0.91's errors do not convert with `?`; `{:#}` keeps the

@@ -7,6 +7,7 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::git::tree::AtPath;
 use anyhow::{Context as _, Result};
 
 use super::write::{checkout_dir, local_dir, parse_command, parse_ports};
@@ -225,10 +226,7 @@ pub fn committed(
 }
 
 fn commit_tree(repo: &gix::Repository, commit: gix::ObjectId) -> Result<gix::Tree<'_>> {
-    repo.find_commit(commit)
-        .map_err(crate::git::gix_err)
-        .and_then(|c| c.tree().map_err(crate::git::gix_err))
-        .with_context(|| format!("cannot read the tree of commit {commit}"))
+    crate::git::tree::of_commit(repo, commit)
 }
 
 fn in_tree(
@@ -237,26 +235,18 @@ fn in_tree(
     name: &'static str,
 ) -> Result<Option<Hook>> {
     let relative = format!("{}/{name}", names::HOOKS_DIR);
-    let entry = tree
-        .lookup_entry_by_path(&relative)
-        .map_err(crate::git::gix_err)
-        .with_context(|| format!("cannot read {relative} at {commit}"))?;
-    let Some(entry) = entry else { return Ok(None) };
-    if !entry.mode().is_blob() {
-        return Err(not_a_file(&format!(
+    match crate::git::tree::file_at(tree, &relative, commit)? {
+        AtPath::Missing => Ok(None),
+        AtPath::NotAFile => Err(not_a_file(&format!(
             "{relative} (committed at {})",
             commit.to_hex_with_len(7)
-        )));
+        ))),
+        AtPath::File(content) => Ok(Some(Hook {
+            name,
+            content,
+            source: Source::Committed(*commit),
+        })),
     }
-    let blob = entry
-        .object()
-        .map_err(crate::git::gix_err)
-        .with_context(|| format!("cannot read {relative} at {commit}"))?;
-    Ok(Some(Hook {
-        name,
-        content: blob.detach().data,
-        source: Source::Committed(*commit),
-    }))
 }
 
 fn not_a_file(what: &str) -> anyhow::Error {
@@ -271,9 +261,7 @@ fn not_a_file(what: &str) -> anyhow::Error {
 
 /// The git blob id of `content` (SHA-1): the hash trust records.
 pub fn content_hash(content: &[u8]) -> Result<gix::ObjectId> {
-    gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
-        .map_err(crate::git::gix_err)
-        .context("cannot hash a hook")
+    crate::git::tree::blob_id(content)
 }
 
 #[cfg(test)]
