@@ -1,7 +1,8 @@
 //! Seeding: untracked files of the primary checkout (`.env`, local config, `node_modules`) brought
 //! into a new worktree, as listed in `.worktree-hooks/seed` or matched by `.worktreeinclude`.
 //! Planning is pure; it never plans a copy over an existing file, of a tracked file, or of a path
-//! that leaves the checkout or passes through a symlink.
+//! that leaves the checkout or passes through a symlink. A copy is the default, so that what a
+//! worktree writes (its port into `.env`) never reaches the primary or a sibling.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -12,9 +13,11 @@ use anyhow::{Context as _, Result};
 /// How a path is brought over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// A file is hard-linked (edits show in both); a folder is symlinked.
+    /// Only when the seed line says `link`: a file is hard-linked, a folder symlinked, so edits
+    /// in either checkout show in both.
     Link,
-    /// Copied; `std::fs::copy` clones extents (reflink) where the filesystem can.
+    /// The default: the worktree's own copy, cloned (reflink) where the filesystem can, so even a
+    /// large folder costs little until one side changes it.
     Copy,
 }
 
@@ -66,6 +69,8 @@ pub enum Skip {
     Escapes,
     /// It passes through (or is) a symlink, which could lead out of the checkout.
     Symlink,
+    /// A socket, pipe or device: nothing that can be copied.
+    Special,
 }
 
 impl Skip {
@@ -76,6 +81,7 @@ impl Skip {
             Skip::Tracked => "it is tracked by git",
             Skip::Escapes => "it leaves the checkout",
             Skip::Symlink => "it passes through a symlink",
+            Skip::Special => "it is not a file or a folder",
         }
     }
 }
@@ -87,6 +93,8 @@ pub enum Kind {
     File,
     Dir,
     Symlink,
+    /// A socket, pipe or device.
+    Special,
 }
 
 /// A planned seed: copy or link `rel` from the primary into the new worktree.
@@ -112,9 +120,7 @@ pub fn plan(
         let verdict = judge(&rel, tracked, &source, &dest);
         match verdict {
             Ok(is_dir) => items.push(Item {
-                mode: line
-                    .mode
-                    .unwrap_or(if is_dir { Mode::Copy } else { Mode::Link }),
+                mode: line.mode.unwrap_or(Mode::Copy),
                 rel,
                 is_dir,
             }),
@@ -147,6 +153,7 @@ fn judge(
     let is_dir = match source(rel) {
         Kind::Missing => return Err(Skip::Missing),
         Kind::Symlink => return Err(Skip::Symlink),
+        Kind::Special => return Err(Skip::Special),
         Kind::File => false,
         Kind::Dir => true,
     };
@@ -172,11 +179,13 @@ pub fn kind_at(root: &Path, rel: &Path) -> Kind {
         Err(_) => Kind::Missing,
         Ok(m) if m.file_type().is_symlink() => Kind::Symlink,
         Ok(m) if m.is_dir() => Kind::Dir,
-        Ok(_) => Kind::File,
+        Ok(m) if m.is_file() => Kind::File,
+        Ok(_) => Kind::Special,
     }
 }
 
-/// Carry out a plan from `primary` into `worktree`.
+/// Carry out a plan from `primary` into `worktree`. Nothing is ever written over what is there:
+/// each file is created new, each folder made new.
 pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
     for item in items {
         let from = primary.join(&item.rel);
@@ -186,11 +195,9 @@ pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         let done = match (item.mode, item.is_dir) {
-            (Mode::Link, false) => {
-                fs::hard_link(&from, &to).or_else(|_| fs::copy(&from, &to).map(|_| ()))
-            }
+            (Mode::Link, false) => hard_link(&from, &to, &item.rel),
             (Mode::Link, true) => symlink_dir(&from, &to),
-            (Mode::Copy, false) => fs::copy(&from, &to).map(|_| ()),
+            (Mode::Copy, false) => copy_file(&from, &to),
             (Mode::Copy, true) => copy_dir(&from, &to),
         };
         done.with_context(|| {
@@ -204,6 +211,22 @@ pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
     Ok(())
 }
 
+/// A hard link as the seed line asked; across filesystems (worktrees may live on another one)
+/// there can be none, so the file is copied and the person told that edits will not be shared.
+fn hard_link(from: &Path, to: &Path, rel: &Path) -> std::io::Result<()> {
+    match fs::hard_link(from, to) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(e) => {
+            crate::error::warn(format_args!(
+                "cannot hard-link {} ({e}); copied it instead, so edits are not shared",
+                rel.display()
+            ));
+            copy_file(from, to)
+        }
+    }
+}
+
 #[cfg(unix)]
 fn symlink_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     std::os::unix::fs::symlink(from, to)
@@ -214,7 +237,8 @@ fn symlink_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     copy_dir(from, to)
 }
 
-/// Copy a folder; symlinks inside it are copied as symlinks, never followed.
+/// Copy a folder the way each file is copied; a symlink inside it is made again as the same
+/// symlink, never followed, and a socket or pipe is left out (reading a pipe would wait forever).
 fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::create_dir(to)?;
     for entry in fs::read_dir(from)? {
@@ -226,11 +250,59 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
             std::os::unix::fs::symlink(fs::read_link(&src)?, &dst)?;
         } else if kind.is_dir() {
             copy_dir(&src, &dst)?;
-        } else {
-            fs::copy(&src, &dst)?;
+        } else if kind.is_file() {
+            copy_file(&src, &dst)?;
         }
     }
     Ok(())
+}
+
+/// Copy one file to a path where nothing is: a clone of its extents (FICLONE) where the
+/// filesystem shares them (btrfs, XFS, bcachefs), else its bytes. A half-written copy is removed.
+#[cfg(target_os = "linux")]
+fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+
+    let mut source = fs::File::open(from)?;
+    let permissions = source.metadata()?.permissions();
+    let mut target = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(to)?;
+    // SAFETY: both descriptors are open files owned by this function for the whole call.
+    let cloned = unsafe { libc::ioctl(target.as_raw_fd(), libc::FICLONE, source.as_raw_fd()) };
+    let copied = if cloned == 0 {
+        Ok(())
+    } else {
+        let err = std::io::Error::last_os_error();
+        match err.raw_os_error() {
+            // No sharing here: not supported, another filesystem, or not alike enough to share.
+            Some(libc::EOPNOTSUPP | libc::EXDEV | libc::EINVAL | libc::ENOTTY) => {
+                std::io::copy(&mut source, &mut target).map(|_| ())
+            }
+            _ => Err(err),
+        }
+    };
+    match copied.and_then(|()| target.set_permissions(permissions)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            drop(target);
+            let _ = fs::remove_file(to);
+            Err(e)
+        }
+    }
+}
+
+/// Elsewhere `std::fs::copy` clones where it can (macOS's `fclonefileat`); the plan has already
+/// made sure nothing is at `to`.
+#[cfg(not(target_os = "linux"))]
+fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
+    if fs::symlink_metadata(to).is_ok() {
+        return Err(std::io::ErrorKind::AlreadyExists.into());
+    }
+    fs::copy(from, to).map(|_| ())
 }
 
 /// Untracked paths of the primary checkout that `.worktreeinclude` (gitignore syntax) matches:
@@ -334,24 +406,31 @@ mod tests {
     }
 
     #[test]
-    fn files_are_linked_and_folders_copied_by_default() {
-        let source = fs_of(&[(".env", Kind::File), ("node_modules", Kind::Dir)]);
+    fn files_and_folders_are_copied_unless_the_line_says_link() {
+        let source = fs_of(&[
+            (".env", Kind::File),
+            ("node_modules", Kind::Dir),
+            ("shared.db", Kind::File),
+            ("cache", Kind::Dir),
+        ]);
         let (items, skipped) = plan(
-            &lines(".env\nnode_modules/\n"),
+            &lines(".env\nnode_modules/\nshared.db link\ncache link\n"),
             &BTreeSet::new(),
             source,
             fs_of(&[]),
         );
         assert!(skipped.is_empty());
-        assert_eq!(items[0].mode, Mode::Link);
+        let modes: Vec<_> = items.iter().map(|i| (i.mode, i.is_dir)).collect();
         assert_eq!(
-            items[1],
-            Item {
-                rel: "node_modules".into(),
-                mode: Mode::Copy,
-                is_dir: true
-            }
+            modes,
+            [
+                (Mode::Copy, false),
+                (Mode::Copy, true),
+                (Mode::Link, false),
+                (Mode::Link, true)
+            ]
         );
+        assert_eq!(items[1].rel, Path::new("node_modules"));
     }
 
     #[test]
@@ -362,11 +441,11 @@ mod tests {
             ("src", Kind::Dir),
             ("link", Kind::Symlink),
             ("via", Kind::Symlink),
+            ("agent.sock", Kind::Special),
         ]);
         let dest = fs_of(&[(".env", Kind::File)]);
         let tracked: BTreeSet<String> = ["src/lib.rs".to_owned()].into();
-        let text =
-            ".env\nsrc/lib.rs\nsrc\n../outside\n/etc/passwd\nlink\nvia/secret\nmissing.txt\n";
+        let text = ".env\nsrc/lib.rs\nsrc\n../outside\n/etc/passwd\nlink\nvia/secret\nmissing.txt\nagent.sock\n";
         let (items, skipped) = plan(&lines(text), &tracked, source, dest);
         assert!(items.is_empty(), "{items:?}");
         let reasons: Vec<_> = skipped
@@ -384,39 +463,103 @@ mod tests {
                 ("link", Skip::Symlink),
                 ("via/secret", Skip::Symlink),
                 ("missing.txt", Skip::Missing),
+                ("agent.sock", Skip::Special),
             ]
         );
     }
 
     #[test]
-    fn applying_links_a_file_and_copies_a_folder() {
+    fn a_copy_is_the_worktrees_own_and_a_link_is_shared() {
         let root = std::env::temp_dir().join(format!("berth-seed-{}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
         let (primary, wt) = (root.join("p"), root.join("w"));
         fs::create_dir_all(primary.join("deps/inner")).unwrap();
         fs::create_dir_all(&wt).unwrap();
         fs::write(primary.join(".env"), "KEY=1\n").unwrap();
+        fs::write(primary.join("shared.db"), "v1").unwrap();
         fs::write(primary.join("deps/inner/a.js"), "x").unwrap();
+        let item = |rel: &str, mode, is_dir| Item {
+            rel: rel.into(),
+            mode,
+            is_dir,
+        };
         let items = [
-            Item {
-                rel: ".env".into(),
-                mode: Mode::Link,
-                is_dir: false,
-            },
-            Item {
-                rel: "deps".into(),
-                mode: Mode::Copy,
-                is_dir: true,
-            },
+            item(".env", Mode::Copy, false),
+            item("deps", Mode::Copy, true),
+            item("shared.db", Mode::Link, false),
         ];
         apply(&primary, &wt, &items).unwrap();
-        fs::write(primary.join(".env"), "KEY=2\n").unwrap();
+        fs::write(wt.join(".env"), "KEY=1\nPORT=24000\n").unwrap();
+        fs::write(wt.join("deps/inner/a.js"), "changed").unwrap();
+        fs::write(primary.join("shared.db"), "v2").unwrap();
+        assert_eq!(fs::read_to_string(primary.join(".env")).unwrap(), "KEY=1\n");
         assert_eq!(
-            fs::read_to_string(wt.join(".env")).unwrap(),
-            "KEY=2\n",
+            fs::read_to_string(primary.join("deps/inner/a.js")).unwrap(),
+            "x"
+        );
+        assert_eq!(
+            fs::read_to_string(wt.join("shared.db")).unwrap(),
+            "v2",
             "a hard link follows edits"
         );
-        assert_eq!(fs::read_to_string(wt.join("deps/inner/a.js")).unwrap(), "x");
+        let again = apply(&primary, &wt, &items[..1]).unwrap_err();
+        assert!(
+            format!("{again:#}").contains("cannot seed .env"),
+            "{again:#}"
+        );
+        assert_eq!(
+            fs::read_to_string(wt.join(".env")).unwrap(),
+            "KEY=1\nPORT=24000\n",
+            "never over an existing file"
+        );
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_copied_folder_keeps_modes_and_symlinks_and_leaves_out_pipes() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let root = std::env::temp_dir().join(format!("berth-seed-tree-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let (primary, wt) = (root.join("p"), root.join("w"));
+        let modules = primary.join("node_modules");
+        fs::create_dir_all(modules.join("pkg/bin")).unwrap();
+        fs::create_dir_all(&wt).unwrap();
+        fs::write(modules.join("pkg/bin/tool"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(
+            modules.join("pkg/bin/tool"),
+            fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+        fs::write(root.join("outside"), "secret").unwrap();
+        fs::create_dir_all(modules.join(".bin")).unwrap();
+        std::os::unix::fs::symlink("../pkg/bin/tool", modules.join(".bin/tool")).unwrap();
+        std::os::unix::fs::symlink(root.join("outside"), modules.join("escape")).unwrap();
+        let fifo =
+            std::ffi::CString::new(modules.join("fifo").into_os_string().into_encoded_bytes())
+                .unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+        let item = Item {
+            rel: "node_modules".into(),
+            mode: Mode::Copy,
+            is_dir: true,
+        };
+        apply(&primary, &wt, &[item]).unwrap();
+        let copied = wt.join("node_modules");
+        let tool = fs::metadata(copied.join("pkg/bin/tool")).unwrap();
+        assert_eq!(tool.permissions().mode() & 0o777, 0o755);
+        assert_eq!(
+            fs::read_link(copied.join(".bin/tool")).unwrap(),
+            Path::new("../pkg/bin/tool")
+        );
+        assert_eq!(
+            fs::read_link(copied.join("escape")).unwrap(),
+            root.join("outside"),
+            "a symlink is made again, never followed"
+        );
+        assert!(fs::symlink_metadata(copied.join("fifo")).is_err());
         fs::remove_dir_all(root).unwrap();
     }
 

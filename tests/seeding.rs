@@ -1,6 +1,6 @@
 //! Seeding untracked files of the primary checkout into new worktrees, on a real filesystem:
-//! `.worktree-hooks/seed` (committed or local) and `.worktreeinclude`, each refusal warned while
-//! the add still succeeds.
+//! `.worktree-hooks/seed` (committed or local) and `.worktreeinclude`, copied unless a line says
+//! `link`, each refusal warned while the add still succeeds.
 
 mod common;
 
@@ -8,6 +8,10 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use common::*;
+
+/// This file's `berth.portRange`: 65200-65299, above the ranges of tests/hooks.rs and
+/// tests/ports.rs and above Linux's ephemeral ports.
+const PORTS_FROM: u16 = 65200;
 
 /// Whether two paths are one file (a hard link).
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -43,7 +47,7 @@ fn project(sandbox: &Sandbox, seed: Option<&str>) -> PathBuf {
 }
 
 #[test]
-fn a_seeded_env_file_is_hard_linked_and_a_folder_copied() {
+fn a_seeded_env_file_and_folder_are_copies_the_worktree_owns() {
     let sandbox = Sandbox::new();
     let repo = project(&sandbox, Some(".env\nnode_modules\n"));
     write(&repo.join(".env"), "KEY=1\n");
@@ -54,10 +58,8 @@ fn a_seeded_env_file_is_hard_linked_and_a_folder_copied() {
     write(&repo.join("node_modules/.bin/tool"), "#!/bin/sh\n");
 
     let wt = sandbox.add(&repo, &["x"]);
-    assert!(
-        same_file(&repo.join(".env"), &wt.join(".env")),
-        "same inode"
-    );
+    assert_eq!(read(&wt.join(".env")), "KEY=1\n");
+    assert!(!same_file(&repo.join(".env"), &wt.join(".env")), "a copy");
     let modules = wt.join("node_modules");
     let meta = std::fs::symlink_metadata(&modules).unwrap();
     assert!(
@@ -79,6 +81,35 @@ fn a_seeded_env_file_is_hard_linked_and_a_folder_copied() {
         "",
         "seeded files are ignored, not changes"
     );
+}
+
+#[test]
+fn a_setup_that_appends_its_port_to_the_seeded_env_changes_only_its_own_worktree() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some(".env\n"));
+    sandbox.port_range(&repo, PORTS_FROM, 10);
+    sandbox.install(
+        &repo,
+        &[
+            "--setup",
+            "echo \"PORT=$WORKTREE_PORT\" >> .env",
+            "--ports",
+            "10",
+        ],
+    );
+    sandbox.commit_all(&repo, "hooks");
+    write(&repo.join(".env"), "KEY=1\n");
+
+    let a = sandbox.add(&repo, &["a"]);
+    let b = sandbox.add(&repo, &["b"]);
+    let (port_a, port_b) = (PORTS_FROM, PORTS_FROM + 10);
+    assert_eq!(
+        read(&repo.join(".env")),
+        "KEY=1\n",
+        "the primary's is its own"
+    );
+    assert_eq!(read(&a.join(".env")), format!("KEY=1\nPORT={port_a}\n"));
+    assert_eq!(read(&b.join(".env")), format!("KEY=1\nPORT={port_b}\n"));
 }
 
 #[test]
@@ -117,7 +148,7 @@ fn each_refused_seed_path_is_warned_and_the_add_still_succeeds() {
         );
     }
     assert!(!err.contains("not seeding .secrets"), "{err}");
-    assert!(same_file(&repo.join(".secrets"), &wt.join(".secrets")));
+    assert_eq!(read(&wt.join(".secrets")), "ok\n");
 
     assert_eq!(
         read(&wt.join(".env")),
@@ -151,19 +182,33 @@ fn setup_seeds_again_but_never_over_a_file_already_in_the_worktree() {
     );
     assert_eq!(read(&wt.join(".env")), "MINE=1\n");
     assert_eq!(read(&repo.join(".env")), "FROM=primary\n");
-    assert!(same_file(&repo.join("notes.txt"), &wt.join("notes.txt")));
+    assert_eq!(read(&wt.join("notes.txt")), "notes\n");
 }
 
 #[test]
-fn a_seed_line_can_ask_for_a_copy_of_a_file_or_a_link_to_a_folder() {
+fn a_seed_line_that_says_link_shares_a_file_or_a_folder_on_purpose() {
     let sandbox = Sandbox::new();
-    let repo = project(&sandbox, Some("# modes\n.env copy\ncache link\n"));
+    let repo = project(
+        &sandbox,
+        Some("# modes\n.env link\ncache link\nnotes.txt copy\n"),
+    );
     write(&repo.join(".env"), "KEY=1\n");
     write(&repo.join("cache/blob"), "data\n");
+    write(&repo.join("notes.txt"), "notes\n");
     let wt = sandbox.add(&repo, &["x"]);
-    assert_eq!(read(&wt.join(".env")), "KEY=1\n");
-    assert!(!same_file(&repo.join(".env"), &wt.join(".env")), "a copy");
+    assert!(
+        same_file(&repo.join(".env"), &wt.join(".env")),
+        "a hard link: one inode"
+    );
+    assert!(!same_file(&repo.join("notes.txt"), &wt.join("notes.txt")));
+    assert_eq!(read(&wt.join("notes.txt")), "notes\n");
     // The linked folder is shared: what one checkout writes, the other sees.
+    assert!(
+        std::fs::symlink_metadata(wt.join("cache"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     write(&wt.join("cache/new"), "shared\n");
     assert_eq!(read(&repo.join("cache/new")), "shared\n");
 }
@@ -184,11 +229,12 @@ fn worktreeinclude_brings_over_matching_untracked_files_only() {
     write(&repo.join("notes.txt"), "not listed\n");
 
     let wt = sandbox.add(&repo, &["x"]);
-    assert!(same_file(&repo.join(".env.local"), &wt.join(".env.local")));
-    assert!(same_file(
-        &repo.join("config/app.local.json"),
-        &wt.join("config/app.local.json")
-    ));
+    assert_eq!(read(&wt.join(".env.local")), "KEY=secret\n");
+    assert!(!same_file(&repo.join(".env.local"), &wt.join(".env.local")));
+    assert_eq!(
+        read(&wt.join("config/app.local.json")),
+        "{\"local\": true}\n"
+    );
     assert!(
         !same_file(&repo.join(".env.example"), &wt.join(".env.example")),
         "a tracked file comes from the checkout, not the primary"
@@ -212,6 +258,6 @@ fn a_local_seed_file_replaces_the_committed_one() {
         ".secrets\n",
     );
     let wt = sandbox.add(&repo, &["x"]);
-    assert!(same_file(&repo.join(".secrets"), &wt.join(".secrets")));
+    assert_eq!(read(&wt.join(".secrets")), "s\n");
     assert!(!wt.join(".env").exists());
 }
