@@ -28,6 +28,49 @@ pub struct InstallArgs {
     /// Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks
     #[arg(long)]
     pub local: bool,
+    /// Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `install --json` prints: the files written (none when only showing), and the hooks in
+/// force afterwards.
+#[derive(Debug, serde::Serialize)]
+struct Report {
+    written: Vec<std::path::PathBuf>,
+    hooks: Vec<Shown>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Shown {
+    name: &'static str,
+    /// The command, the number of ports, or the seeded paths.
+    value: String,
+    location: String,
+}
+
+/// A hook as `install` shows it: its command, its port count or its seeded paths.
+fn shown(hook: &hooks::Hook) -> Shown {
+    let value = match hook.name {
+        names::HOOK_PORTS => hook.ports().map(|n| n.to_string()).unwrap_or_default(),
+        names::HOOK_SEED => {
+            let text = String::from_utf8_lossy(&hook.content);
+            let paths: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .collect();
+            paths.join(", ")
+        }
+        _ => hook
+            .command()
+            .unwrap_or_else(|| "(a script of its own)".to_owned()),
+    };
+    Shown {
+        name: hook.name,
+        value,
+        location: hook.location(),
+    }
 }
 
 pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()> {
@@ -40,23 +83,18 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
                 names::TOOL
             );
         }
-        for hook in in_force.iter() {
-            let what = match hook.name {
-                names::HOOK_PORTS => hook.ports().map(|n| n.to_string()).unwrap_or_default(),
-                names::HOOK_SEED => {
-                    let text = String::from_utf8_lossy(&hook.content);
-                    let paths: Vec<&str> = text
-                        .lines()
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                        .collect();
-                    paths.join(", ")
-                }
-                _ => hook
-                    .command()
-                    .unwrap_or_else(|| "(a script of its own)".to_owned()),
-            };
-            writeln!(out, "{:<9} {what}  ({})", hook.name, hook.location())?;
+        let hooks: Vec<Shown> = in_force.iter().map(shown).collect();
+        if args.json {
+            return super::write_json(
+                out,
+                &Report {
+                    written: Vec::new(),
+                    hooks,
+                },
+            );
+        }
+        for h in hooks {
+            writeln!(out, "{:<9} {}  ({})", h.name, h.value, h.location)?;
         }
         return Ok(());
     }
@@ -84,8 +122,18 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
         })
         .collect();
     hooks::trust(&ctx.common_dir, &scripts)?;
-    for path in written {
-        writeln!(out, "{}", path.display())?;
+    if args.json {
+        super::write_json(
+            out,
+            &Report {
+                written: written.clone(),
+                hooks: in_force.iter().map(shown).collect(),
+            },
+        )?;
+    } else {
+        for path in &written {
+            writeln!(out, "{}", path.display())?;
+        }
     }
     if !args.local {
         eprintln!("hint: {}", crate::worktree::create::UNCOMMITTED_HOOKS_HINT);

@@ -14,6 +14,25 @@ pub struct TrustArgs {
     /// Only show each hook and whether it is trusted
     #[arg(long)]
     pub show: bool,
+    /// Print JSON: {"hooks": [{"name", "state", "hash", "location"}], "newly_trusted": n}
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `trust --json` prints.
+#[derive(Debug, serde::Serialize)]
+struct Report {
+    hooks: Vec<Row>,
+    newly_trusted: usize,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    name: &'static str,
+    /// `local`, `trusted` or `untrusted`.
+    state: &'static str,
+    hash: String,
+    location: String,
 }
 
 pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
@@ -25,12 +44,13 @@ pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
         .collect();
     if scripts.is_empty() {
         eprintln!("no setup or teardown hook here to trust");
-        return Ok(());
     }
-    if !args.show {
-        let added = hooks::trust(&ctx.common_dir, &scripts)?;
-        eprintln!("{added} hook content(s) newly trusted");
+    let mut newly_trusted = 0;
+    if !args.show && !scripts.is_empty() {
+        newly_trusted = hooks::trust(&ctx.common_dir, &scripts)?;
+        eprintln!("{newly_trusted} hook content(s) newly trusted");
     }
+    let mut rows = Vec::new();
     for hook in scripts {
         let state = if hook.is_local() {
             "local"
@@ -39,13 +59,30 @@ pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
         } else {
             "untrusted"
         };
+        rows.push(Row {
+            name: hook.name,
+            state,
+            hash: hook.hash()?.to_string(),
+            location: hook.location(),
+        });
+    }
+    if args.json {
+        return super::write_json(
+            out,
+            &Report {
+                hooks: rows,
+                newly_trusted,
+            },
+        );
+    }
+    for r in rows {
         writeln!(
             out,
             "{:<9} {:<9} {}  {}",
-            hook.name,
-            state,
-            hook.hash()?.to_hex_with_len(12),
-            hook.location()
+            r.name,
+            r.state,
+            &r.hash[..12],
+            r.location
         )?;
     }
     Ok(())

@@ -295,6 +295,12 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
         Some(rev) => rev.to_owned(),
     };
     let base_rev = args.base.as_deref().unwrap_or("HEAD");
+    if args.base.is_none() && git::head(&ctx.repo).is_none() {
+        return Err(refuse_with_hint(
+            "the repository has no commit yet, so there is nothing to start a worktree from",
+            "make a first commit: git commit --allow-empty -m 'first commit'",
+        ));
+    }
     let base = graph::resolve_commit(&ctx.repo, base_rev).ok_or_else(|| {
         refuse_with_hint(
             format!("base '{base_rev}' is not a commit"),

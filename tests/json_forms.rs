@@ -1,0 +1,62 @@
+//! Every command that changes or reports state has a `--json` form; the first commit is asked
+//! for by name.
+
+mod common;
+
+use common::Sandbox;
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", common::outputs(out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", common::outputs(out)))
+}
+
+#[test]
+fn install_trust_and_setup_answer_in_json() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let installed = json(&sb.berth(
+        &repo,
+        &["install", "--setup", "true", "--ports", "3", "--json"],
+    ));
+    assert_eq!(installed["written"].as_array().unwrap().len(), 2);
+    let names: Vec<&str> = installed["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["setup", "ports"]);
+    assert_eq!(installed["hooks"][1]["value"], "3");
+
+    let shown = json(&sb.berth(&repo, &["install", "--json"]));
+    assert!(shown["written"].as_array().unwrap().is_empty());
+
+    let trusted = json(&sb.berth(&repo, &["trust", "--show", "--json"]));
+    assert_eq!(trusted["hooks"][0]["state"], "trusted");
+    assert_eq!(trusted["newly_trusted"], 0);
+    assert_eq!(trusted["hooks"][0]["hash"].as_str().unwrap().len(), 40);
+
+    sb.git(&repo, &["add", ".worktree-hooks"]);
+    sb.git(&repo, &["commit", "-q", "-m", "hooks"]);
+    sb.berth_ok(&repo, &["add", "task"]);
+    let set = json(&sb.berth(&repo, &["setup", "task", "--json"]));
+    assert_eq!(set["name"], "task");
+    assert_eq!(set["setup"], "done");
+    assert_eq!(set["ports"]["count"], 3);
+}
+
+#[test]
+fn add_in_a_repository_without_a_commit_asks_for_a_first_commit() {
+    let sb = Sandbox::new();
+    let repo = sb.root.join("empty");
+    std::fs::create_dir_all(&repo).unwrap();
+    sb.git(&repo, &["init", "-q", "-b", "main"]);
+    let out = sb.berth(&repo, &["add", "task"]);
+    assert_eq!(out.status.code(), Some(1));
+    let (line, hint) = common::error_lines(&String::from_utf8_lossy(&out.stderr));
+    assert!(line.contains("no commit yet"), "{line}");
+    assert!(
+        hint.unwrap_or_default()
+            .contains("git commit --allow-empty")
+    );
+}
