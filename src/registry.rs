@@ -1,6 +1,7 @@
 //! The registry of managed worktrees: `<common dir>/berth/registry.toml`.
 //! Every write is atomic (temp file + rename) under `registry.lock`, after re-reading the file; a
-//! file that does not parse is an error that names it, and is never overwritten.
+//! file that does not parse is an error that names it, and is never overwritten. Beside the
+//! records it keeps the removals that have begun, so a killed `remove` can be finished.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -109,6 +110,41 @@ impl SetupState {
     }
 }
 
+/// A removal that has begun: written (and saved) before anything of the worktree is deleted,
+/// dropped with its record. One still written when the lock is free belongs to a `remove` that
+/// died midway, and the next `remove`, `clean` or `prune` finishes it. It names the record by
+/// name and creation time, so that it never applies to a later worktree of the same name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Removing {
+    pub name: String,
+    pub created: u64,
+}
+
+impl Removing {
+    fn of(record: &Record) -> Self {
+        Removing {
+            name: record.name.clone(),
+            created: record.created,
+        }
+    }
+
+    fn is(&self, record: &Record) -> bool {
+        self.name == record.name && self.created == record.created
+    }
+}
+
+/// The file as written: the registry and the removals that have begun. The marks live beside
+/// the records, not in them, so that a record is the same value in every caller.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct File {
+    #[serde(default)]
+    version: u32,
+    #[serde(default, rename = "worktree")]
+    worktrees: Vec<Record>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    removing: Vec<Removing>,
+}
+
 /// What an unfinished `add` had begun, so that rolling it back removes only what it made.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Creating {
@@ -155,6 +191,7 @@ pub struct Locked {
     store: Store,
     _lock: fslock::LockFile,
     pub registry: Registry,
+    removing: Vec<Removing>,
 }
 
 impl Store {
@@ -169,7 +206,18 @@ impl Store {
 
     /// Read without the lock: a rename is atomic, so a reader sees the old file or the new one.
     pub fn load(&self) -> Result<Registry> {
-        read(&self.path())
+        Ok(read(&self.path())?.0)
+    }
+
+    /// The records whose removal has begun, read without the lock (so a removal running now is
+    /// among them).
+    pub fn removing(&self) -> Result<Vec<Record>> {
+        let (registry, marks) = read(&self.path())?;
+        Ok(registry
+            .worktrees
+            .into_iter()
+            .filter(|r| marks.iter().any(|mark| mark.is(r)))
+            .collect())
     }
 
     /// Take the lock and read the registry fresh, so a change is made on the latest state.
@@ -181,11 +229,12 @@ impl Store {
             .with_context(|| format!("cannot open {}", lock_path.display()))?;
         lock.lock()
             .with_context(|| format!("cannot lock {}", lock_path.display()))?;
-        let registry = self.load()?;
+        let (registry, removing) = read(&self.path())?;
         Ok(Locked {
             store: self.clone(),
             _lock: lock,
             registry,
+            removing,
         })
     }
 
@@ -202,35 +251,82 @@ impl Store {
 }
 
 impl Locked {
-    /// Write the registry atomically; the lock stays held until this value is dropped.
+    /// Write the registry atomically; the lock stays held until this value is dropped. A mark
+    /// whose record is gone goes with it.
     pub fn save(&mut self) -> Result<()> {
         self.registry.version = FORMAT_VERSION;
-        write_atomic(&self.store.path(), &self.registry)
+        let registry = &self.registry;
+        self.removing
+            .retain(|mark| registry.worktrees.iter().any(|r| mark.is(r)));
+        let file = File {
+            version: FORMAT_VERSION,
+            worktrees: self.registry.worktrees.clone(),
+            removing: self.removing.clone(),
+        };
+        write_atomic(&self.store.path(), &file)
+    }
+
+    /// Mark `record` as being removed; the caller saves before deleting anything.
+    pub fn mark_removing(&mut self, record: &Record) {
+        if !self.is_removing(record) {
+            self.removing.push(Removing::of(record));
+        }
+    }
+
+    /// Drop the mark of a removal that had not begun deleting (the worktree stays).
+    pub fn unmark_removing(&mut self, record: &Record) {
+        self.removing.retain(|mark| !mark.is(record));
+    }
+
+    /// Whether a removal of `record` has begun.
+    pub fn is_removing(&self, record: &Record) -> bool {
+        self.removing.iter().any(|mark| mark.is(record))
+    }
+
+    /// The records whose removal has begun. Under the lock, with no removal of this process
+    /// running, each belongs to a `remove` that died midway.
+    pub fn removing(&self) -> Vec<Record> {
+        self.registry
+            .worktrees
+            .iter()
+            .filter(|r| self.is_removing(r))
+            .cloned()
+            .collect()
     }
 }
 
-fn read(path: &Path) -> Result<Registry> {
+fn read(path: &Path) -> Result<(Registry, Vec<Removing>)> {
     match statefile::read_text(path, "registry")? {
-        None => Ok(Registry::default()),
-        Some(text) => parse(&text).map_err(|reason| statefile::corrupt(path, "registry", &reason)),
+        None => Ok((Registry::default(), Vec::new())),
+        Some(text) => {
+            parse_file(&text).map_err(|reason| statefile::corrupt(path, "registry", &reason))
+        }
     }
 }
 
 /// Parse a registry text; the error is one line.
 pub fn parse(text: &str) -> Result<Registry, String> {
-    let registry: Registry = toml::from_str(text).map_err(|e| e.message().replace('\n', " "))?;
-    if registry.version > FORMAT_VERSION {
+    parse_file(text).map(|(registry, _)| registry)
+}
+
+fn parse_file(text: &str) -> Result<(Registry, Vec<Removing>), String> {
+    let file: File = toml::from_str(text).map_err(|e| e.message().replace('\n', " "))?;
+    if file.version > FORMAT_VERSION {
         return Err(format!(
             "format version {} is newer than this {} understands ({FORMAT_VERSION})",
-            registry.version,
+            file.version,
             names::TOOL
         ));
     }
-    Ok(registry)
+    let registry = Registry {
+        version: file.version,
+        worktrees: file.worktrees,
+    };
+    Ok((registry, file.removing))
 }
 
-fn write_atomic(path: &Path, registry: &Registry) -> Result<()> {
-    let text = toml::to_string(registry).context("cannot serialize the registry")?;
+fn write_atomic(path: &Path, file: &File) -> Result<()> {
+    let text = toml::to_string(file).context("cannot serialize the registry")?;
     statefile::write_atomic(path, text.as_bytes(), None)
 }
 
@@ -254,23 +350,34 @@ mod tests {
         }
     }
 
-    fn scratch(test: &str) -> PathBuf {
+    /// A test's own store folder under the temp folder (not made yet), removed when the test
+    /// ends, passed or not.
+    struct Scratch(PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(test: &str) -> Scratch {
         let dir =
             std::env::temp_dir().join(format!("berth-registry-{test}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        dir
+        Scratch(dir)
     }
 
     #[test]
     fn a_missing_file_is_an_empty_registry() {
-        let store = Store::new(scratch("missing"));
+        let dir = scratch("missing");
+        let store = Store::new(dir.0.clone());
         assert_eq!(store.load().unwrap(), Registry::default());
     }
 
     #[test]
     fn a_saved_registry_reads_back_the_same() {
         let dir = scratch("roundtrip");
-        let store = Store::new(dir.clone());
+        let store = Store::new(dir.0.clone());
         store
             .update(|r| {
                 r.worktrees.push(record("a"));
@@ -282,20 +389,19 @@ mod tests {
         assert_eq!(back.version, FORMAT_VERSION);
         assert_eq!(back.worktrees, vec![record("a"), record("feat/b")]);
         assert_eq!(back.find("feat-b").unwrap().name, "feat/b");
-        let leftovers: Vec<_> = fs::read_dir(&dir)
+        let leftovers: Vec<_> = fs::read_dir(&dir.0)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .filter(|n| n.contains(".tmp."))
             .collect();
         assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn a_corrupt_file_is_named_and_left_as_it_was() {
         let dir = scratch("corrupt");
-        fs::create_dir_all(&dir).unwrap();
-        let store = Store::new(dir.clone());
+        fs::create_dir_all(&dir.0).unwrap();
+        let store = Store::new(dir.0.clone());
         fs::write(store.path(), "[[worktree]\nname = ").unwrap();
         let err = store.update(|_| Ok(())).unwrap_err();
         let (line, hint) = crate::error::render(&err);
@@ -303,7 +409,6 @@ mod tests {
         assert!(line.contains("registry.toml"), "{line}");
         assert!(hint.is_some());
         assert_eq!(fs::read(store.path()).unwrap(), b"[[worktree]\nname = ");
-        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -20,6 +20,17 @@ pub struct CleanArgs {
 
 pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
     let report = sweep::clean(ctx, args.dry_run)?;
+    // A broken worktree is kept, never guessed at: say once how to get past it.
+    if let Some(broken) = report.worktrees.iter().find(|o| {
+        o.reason
+            .as_deref()
+            .is_some_and(|r| r.starts_with("broken:"))
+    }) {
+        eprintln!(
+            "hint: {}",
+            crate::worktree::judge::broken_hint(&broken.name)
+        );
+    }
     if args.json {
         return super::write_json(out, &report);
     }

@@ -1,6 +1,6 @@
-//! `git berth prune`: forget managed worktrees whose folder is gone, and drop git admin entries
-//! that point nowhere, as `git worktree prune` does (`worktree::prune`). It never touches a
-//! worktree that exists.
+//! `git berth prune`: forget managed worktrees whose checkout is gone, drop git admin entries
+//! that point nowhere, as `git worktree prune` does, and finish removals a kill cut short
+//! (`worktree::prune`). It never touches a worktree that exists.
 
 use std::io::Write;
 
@@ -43,15 +43,36 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
             entry.path.display()
         )?;
     }
-    for record in &plan.forget {
+    for record in &plan.finish {
         writeln!(
             out,
-            "{} worktree '{}': {} is gone (branch {} kept)",
-            verb("forgot", "would forget"),
+            "{} worktree '{}': an earlier remove was cut short (branch {} kept)",
+            verb("removed", "would remove"),
             record.name,
-            record.path.display(),
             record.branch
         )?;
+    }
+    for record in &plan.forget {
+        if record.path.exists() {
+            writeln!(
+                out,
+                "{} worktree '{}': {} is no checkout ({}); its files stay (branch {} kept)",
+                verb("forgot", "would forget"),
+                record.name,
+                record.path.display(),
+                crate::worktree::judge::broken_why(&record.path),
+                record.branch
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{} worktree '{}': {} is gone (branch {} kept)",
+                verb("forgot", "would forget"),
+                record.name,
+                record.path.display(),
+                record.branch
+            )?;
+        }
     }
     if plan.is_empty() {
         eprintln!("nothing to prune");

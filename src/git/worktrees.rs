@@ -22,7 +22,8 @@ pub struct Linked {
     pub path: PathBuf,
     /// `Some(reason)` when locked; the reason may be empty.
     pub locked: Option<String>,
-    /// Whether the checkout's folder is still there.
+    /// Whether the checkout is still there: its folder with its `.git`. A folder without one is
+    /// what a killed removal leaves, and git too lists it as prunable.
     pub exists: bool,
 }
 
@@ -40,7 +41,7 @@ pub fn linked(repo: &gix::Repository) -> Result<Vec<Linked>> {
         });
         out.push(Linked {
             id,
-            exists: base.is_dir(),
+            exists: base.is_dir() && base.join(".git").exists(),
             path: real_or_same(&base),
             locked,
         });
@@ -228,22 +229,57 @@ pub fn drop_admin_entries(common_dir: &Path, stale: &[Stale]) -> Result<()> {
 /// Remove what a killed `add` left at `path`: the folder, and every admin entry (locked or not)
 /// whose `gitdir` points into it. Only for worktrees berth itself was creating.
 pub fn discard_half_made(common_dir: &Path, path: &Path) -> Result<()> {
+    drop_admin_entries_of(common_dir, path)?;
+    remove_checkout(path)
+}
+
+/// Delete a linked worktree's checkout, its `.git` file first: from then on git, and berth, see
+/// a checkout whose deletion has begun as gone. Nothing there is nothing to do, so a removal cut
+/// short is finished by running this again. gix deletes the files (never across a mount point).
+pub fn remove_checkout(path: &Path) -> Result<()> {
     let dot_git = path.join(".git");
-    let dir = common_dir.join("worktrees");
-    if let Ok(entries) = fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            let gitdir = fs::read_to_string(entry.path().join("gitdir")).unwrap_or_default();
-            let points_here = Path::new(gitdir.trim_end_matches(['\n', '\r'])) == dot_git;
-            if points_here {
-                fs::remove_dir_all(entry.path())
-                    .with_context(|| format!("cannot remove {}", entry.path().display()))?;
-            }
+    match fs::remove_file(&dot_git) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        // A `.git` folder is no linked worktree's; leave it to the deletion below to say so.
+        Err(_) if dot_git.is_dir() => {}
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot remove {}", dot_git.display()));
         }
-        let _ = fs::remove_dir(&dir);
     }
-    if path.exists() {
-        fs::remove_dir_all(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    // The second root is the `.git` just deleted: gix takes the checkout and an admin folder, and
+    // a missing root counts as removed.
+    gix::worktree::remove(
+        path,
+        &dot_git,
+        gix::progress::Discard,
+        gix::worktree::remove::Options::default(),
+    )
+    .map_err(crate::git::gix_err)
+    .with_context(|| format!("cannot remove worktree {}", path.display()))
+}
+
+/// Drop every admin entry (locked or not) whose `gitdir` points at `path`'s `.git`, and the
+/// `worktrees/` folder once it is empty, as git does. Only for worktrees berth is removing.
+pub fn drop_admin_entries_of(common_dir: &Path, path: &Path) -> Result<()> {
+    let dir = common_dir.join("worktrees");
+    let Ok(entries) = fs::read_dir(&dir) else {
+        return Ok(());
+    };
+    let here = real_or_same(path);
+    for entry in entries.flatten() {
+        let gitdir = fs::read_to_string(entry.path().join("gitdir")).unwrap_or_default();
+        let target = Path::new(gitdir.trim_end_matches(['\n', '\r']));
+        let points_here = target.file_name().is_some_and(|n| n == ".git")
+            && target
+                .parent()
+                .is_some_and(|p| p == path || real_or_same(p) == here);
+        if points_here {
+            fs::remove_dir_all(entry.path())
+                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+        }
     }
+    let _ = fs::remove_dir(&dir);
     Ok(())
 }
 

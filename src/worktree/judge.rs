@@ -18,8 +18,14 @@ pub enum Verdict {
     Locked(String),
     Inside,
     Claimed(String),
+    /// Its folder is there but is no checkout git can read (why, in words): nothing in it can be
+    /// judged.
+    Broken(String),
     Dirty,
-    Unmerged { commits: usize, branch: String },
+    Unmerged {
+        commits: usize,
+        branch: String,
+    },
 }
 
 /// What the effectful code found; `verdict` decides from it alone.
@@ -29,6 +35,8 @@ pub struct Facts {
     pub inside: bool,
     /// Another session that holds a live claim.
     pub claimed_by: Option<String>,
+    /// The folder is there but is no checkout git can read: why.
+    pub broken: Option<String>,
     pub dirty: bool,
     pub unmerged: usize,
     pub branch: String,
@@ -47,6 +55,9 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
     }
     if let Some(session) = &facts.claimed_by {
         return Verdict::Claimed(session.clone());
+    }
+    if let Some(why) = &facts.broken {
+        return Verdict::Broken(why.clone());
     }
     if facts.dirty {
         return Verdict::Dirty;
@@ -113,6 +124,9 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
         branch: record.branch.clone(),
         ..Facts::default()
     };
+    if !entry.present && entry.path.exists() {
+        facts.broken = Some(broken_why(&entry.path));
+    }
     let mut head = None;
     if entry.present {
         let repo = crate::git::config::open(&entry.path)?;
@@ -150,6 +164,15 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     Ok(facts)
 }
 
+/// Why a folder that is there is no checkout git can read.
+pub fn broken_why(path: &std::path::Path) -> String {
+    if path.join(".git").exists() {
+        "git has no admin entry for it".to_owned()
+    } else {
+        "its .git is missing".to_owned()
+    }
+}
+
 pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
     let name = &entry.name;
     let (message, hint) = match verdict {
@@ -183,6 +206,13 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
                 names::TOOL
             ),
         ),
+        Verdict::Broken(why) => (
+            format!(
+                "worktree '{name}' is broken: {why} ({})",
+                entry.path.display()
+            ),
+            broken_hint(name),
+        ),
         Verdict::Dirty => (
             format!("worktree '{name}' has uncommitted changes or untracked files"),
             format!(
@@ -205,6 +235,15 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
         message,
         hint: Some(hint),
     })
+}
+
+/// The way out for a broken worktree: delete what is left, or forget it and keep the files.
+pub fn broken_hint(name: &str) -> String {
+    format!(
+        "delete what is left with {} remove --force '{name}', or forget it (its files stay) with {} prune",
+        names::TOOL,
+        names::TOOL
+    )
 }
 
 #[cfg(test)]
@@ -257,6 +296,24 @@ mod tests {
         };
         assert_eq!(verdict(&facts, false), Verdict::Claimed("s2".into()));
         assert_eq!(verdict(&facts, true), Verdict::Remove);
+    }
+
+    #[test]
+    fn a_broken_worktree_is_kept_unless_forced_but_a_claim_is_named_first() {
+        let facts = Facts {
+            broken: Some("its .git is missing".into()),
+            ..clean()
+        };
+        assert_eq!(
+            verdict(&facts, false),
+            Verdict::Broken("its .git is missing".into())
+        );
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
+        let claimed = Facts {
+            claimed_by: Some("s2".into()),
+            ..facts
+        };
+        assert_eq!(verdict(&claimed, false), Verdict::Claimed("s2".into()));
     }
 
     #[test]

@@ -4,15 +4,17 @@
 //! stdout (people's notes go to stderr, data is returned).
 //!
 //! The API:
-//! - [`lock`]: take the registry lock and roll back every `add` that died midway; every step
-//!   that changes the registry starts here.
+//! - [`lock`]: take the registry lock, roll back every `add` and finish every `remove` that
+//!   died midway; every step that changes the registry starts here ([`lock_reporting`] also
+//!   names the removals it finished).
 //! - [`create::add`]: make (or reuse) a worktree from an [`create::AddRequest`], claimed, with
 //!   its port block, seeding and setup; [`create::roll_back_dead_adds`] undoes a killed one.
 //! - [`claim::claim`], [`claim::release`], [`claim::take`]: who holds a worktree.
 //! - [`bring_up::setup`], [`bring_up::bring_up`], [`bring_up::give_ports`],
 //!   [`bring_up::ensure_trusted`], [`bring_up::teardown`]: trust, ports, seeding, the hooks.
 //! - [`judge::facts`] and [`judge::verdict`]: whether a worktree may go, and why not.
-//! - [`remove::remove`], [`remove::carry_out`]: remove and tear down.
+//! - [`remove::remove`], [`remove::carry_out`]: remove and tear down;
+//!   [`remove::finish_dead_removes`] finishes a killed one.
 //! - [`sweep::clean`], [`sweep::sweep`]: remove everything that holds nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none.
@@ -30,14 +32,21 @@ use anyhow::Result;
 use crate::error::refuse_with_hint;
 use crate::inventory;
 use crate::names;
-use crate::registry::{Locked, Registry, Store};
+use crate::registry::{Locked, Record, Registry, Store};
 use crate::repo::Context;
 
-/// The registry, locked, with every `add` that died midway rolled back.
+/// The registry, locked, with every `add` that died midway rolled back and every `remove` that
+/// died midway finished.
 pub fn lock(ctx: &Context) -> Result<Locked> {
+    Ok(lock_reporting(ctx)?.0)
+}
+
+/// [`lock`], and the worktrees whose cut-short removal it finished.
+pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
     let mut locked = Store::new(ctx.state_dir()).lock()?;
     create::roll_back_dead_adds(ctx, &mut locked)?;
-    Ok(locked)
+    let finished = remove::finish_dead_removes(ctx, &mut locked)?;
+    Ok((locked, finished))
 }
 
 /// The managed worktree `name` (by its name or its slug), as found on disk now.
@@ -75,4 +84,16 @@ pub fn checkout_here(ctx: &Context) -> Result<std::path::PathBuf> {
             ),
         )
     })
+}
+
+/// Sleep for the milliseconds the variable `var` names, after saying `paused` on stderr, so that
+/// a test can kill the command at this step. Debug builds only: a release build ignores `var`.
+pub(crate) fn test_pause(var: &str) {
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
+        eprintln!("paused");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = var;
 }

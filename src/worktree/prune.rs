@@ -1,7 +1,9 @@
-//! Prune: forget managed worktrees whose folder is gone (running their teardown), drop git admin
+//! Prune: forget managed worktrees whose checkout is gone (running their teardown), drop git admin
 //! entries that point nowhere, and free the port blocks of worktrees that no longer exist, also
-//! those of clones since deleted. [`plan`] only reads; the command prints it (`--dry-run`) or hands
-//! it to [`carry_out`], which acts under the registry lock. It never touches a worktree that exists.
+//! those of clones since deleted; finish removals that a kill cut short. [`plan`] only reads; the
+//! command prints it (`--dry-run`) or hands it to [`carry_out`], which acts under the registry
+//! lock. It never touches a worktree that exists: a folder whose `.git` is gone is forgotten and
+//! left as it is, unless a removal of it had begun.
 
 use anyhow::Result;
 
@@ -16,7 +18,9 @@ use crate::repo::Context;
 pub struct Plan {
     /// git admin entries under `<common dir>/worktrees/` that point nowhere.
     pub admin: Vec<Stale>,
-    /// Managed worktrees whose folder is gone.
+    /// Removals cut short by a kill, finished (what was left deleted, the record forgotten).
+    pub finish: Vec<Record>,
+    /// Managed worktrees whose checkout is gone (the folder, or its `.git`).
     pub forget: Vec<Record>,
     /// Port blocks of worktrees that no longer exist, on this machine.
     pub free: Vec<ports::Entry>,
@@ -24,15 +28,19 @@ pub struct Plan {
 
 impl Plan {
     pub fn is_empty(&self) -> bool {
-        self.admin.is_empty() && self.forget.is_empty() && self.free.is_empty()
+        self.admin.is_empty()
+            && self.finish.is_empty()
+            && self.forget.is_empty()
+            && self.free.is_empty()
     }
 }
 
-/// The worktrees of `registry` whose folder is gone (git may still list them).
+/// The worktrees of `registry` whose checkout is gone: the folder, or its `.git` (git may still
+/// list them, as prunable).
 fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
     Ok(inventory::entries(ctx, registry, false)?
         .into_iter()
-        .filter(|e| !e.present && !e.path.exists())
+        .filter(|e| !e.present)
         .map(|e| e.name)
         .collect())
 }
@@ -50,10 +58,17 @@ fn blocks(mut of_forgotten: Vec<ports::Entry>, others: Vec<ports::Entry>) -> Vec
 
 /// What prune would do now; changes nothing.
 pub fn plan(ctx: &Context) -> Result<Plan> {
-    let registry = Store::new(ctx.state_dir()).load()?;
+    let store = Store::new(ctx.state_dir());
+    let registry = store.load()?;
+    let finish: Vec<Record> = store
+        .removing()?
+        .into_iter()
+        .filter(super::remove::cut_short)
+        .collect();
     let forget: Vec<Record> = gone(ctx, &registry)?
         .into_iter()
         .filter_map(|n| registry.find(&n).cloned())
+        .filter(|r| !finish.contains(r))
         .collect();
     let port_store = ports::Store::machine()?;
     let mut of_forgotten = Vec::new();
@@ -73,15 +88,17 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
     };
     Ok(Plan {
         admin: worktrees::stale_admin_entries(&ctx.common_dir)?,
+        finish,
         forget,
         free: blocks(of_forgotten, others),
     })
 }
 
-/// Prune: roll back dead adds, drop stale admin entries, forget gone worktrees (judged again
-/// under the lock, then torn down), free blocks. Returns what was done.
+/// Prune: roll back dead adds, finish cut-short removals, drop stale admin entries, forget gone
+/// worktrees (judged again under the lock, then torn down), free blocks. Returns what was done.
 pub fn carry_out(ctx: &Context) -> Result<Plan> {
-    drop(super::lock(ctx)?);
+    let (locked, finish) = super::lock_reporting(ctx)?;
+    drop(locked);
     let admin = worktrees::stale_admin_entries(&ctx.common_dir)?;
     worktrees::drop_admin_entries(&ctx.common_dir, &admin)?;
     let forget = Store::new(ctx.state_dir()).update(|registry| {
@@ -113,6 +130,7 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
     };
     Ok(Plan {
         admin,
+        finish,
         forget,
         free: blocks(of_forgotten, others),
     })

@@ -1,5 +1,8 @@
 //! Remove and tear down: every name judged first under one lock (a refusal changes nothing),
 //! then each worktree's teardown, checkout, admin entry, record, port block and, if asked, branch.
+//! The record is marked `removing` (and saved) before anything is deleted, and every step after
+//! is safe to repeat: a removal cut short by a kill is finished by the next `remove`, `clean` or
+//! `prune` ([`finish_dead_removes`]), never left as a folder nothing can clean.
 
 use std::path::PathBuf;
 
@@ -9,7 +12,7 @@ use crate::error::Refusal;
 use crate::git::{self, graph, worktrees};
 use crate::inventory::Entry;
 use crate::names;
-use crate::registry::Locked;
+use crate::registry::{Locked, Record};
 use crate::repo::Context;
 
 use super::judge::{Facts, Judge, Scope, facts, refusal, verdict};
@@ -46,10 +49,24 @@ pub fn remove(
 ) -> Result<Vec<Removed>> {
     let judge = Judge::new(ctx)?;
     // Judge and act under one lock: no claim or add can slip in between.
-    let mut locked = super::lock(ctx)?;
+    let (mut locked, finished) = super::lock_reporting(ctx)?;
     let registry = locked.registry.clone();
+    let mut removed = Vec::new();
     let mut targets = Vec::new();
     for name in names {
+        // A removal of this name cut short earlier was finished by taking the lock: done.
+        if let Some(record) = finished.iter().find(|r| r.name == *name || r.slug == *name) {
+            if !removed.iter().any(|r: &Removed| r.name == record.name) {
+                let done = Removed {
+                    name: record.name.clone(),
+                    path: record.path.clone(),
+                    note: format!("branch {} kept", record.branch),
+                };
+                on_removed(&done);
+                removed.push(done);
+            }
+            continue;
+        }
         let entry = super::find(ctx, &registry, name)?;
         if !targets
             .iter()
@@ -82,7 +99,6 @@ pub fn remove(
         return Err(first.into());
     }
 
-    let mut removed = Vec::new();
     for (entry, _) in &targets {
         let note = carry_out(ctx, &mut locked, entry, force, delete_branch)?;
         let done = Removed {
@@ -127,20 +143,10 @@ pub fn carry_out(
         }
         crate::error::warn(format_args!("{err:#} (removing anyway: --force)"));
     }
-    if entry.present {
-        // Judged clean (or forced) under the registry lock a moment ago: gix need not walk every
-        // file a second time. A lock is still honoured.
-        worktrees::remove(&ctx.repo, &entry.path, true)?;
-    } else {
-        // Its folder is gone: only git's admin entry (if any) is left to drop.
-        let stale = worktrees::stale_admin_entries(&ctx.common_dir)?;
-        worktrees::drop_admin_entries(&ctx.common_dir, &stale)?;
-    }
-    locked.registry.remove(&record.name);
+    // From here on a kill leaves a record marked `removing`, which the next command finishes.
+    locked.mark_removing(record);
     locked.save()?;
-    if record.ports.is_some() {
-        crate::ports::Store::machine()?.free(&ctx.common_dir, &record.name)?;
-    }
+    finish(ctx, locked, record, &entry.path)?;
     if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
         git::delete_branch(&ctx.repo, &record.branch, tip)?;
         return Ok(format!(
@@ -150,4 +156,68 @@ pub fn carry_out(
         ));
     }
     Ok(format!("branch {} kept", record.branch))
+}
+
+/// Carry out a removal whose record is marked: delete what is left of the checkout at `path`,
+/// then git's admin entry, then forget the record and free its port block. Each step is safe to
+/// repeat, so a run cut short anywhere is finished by running this again.
+fn finish(
+    ctx: &Context,
+    locked: &mut Locked,
+    record: &Record,
+    path: &std::path::Path,
+) -> Result<()> {
+    worktrees::remove_checkout(path)?;
+    // Tests stop `remove` here, the checkout deleted and git's admin entry not yet, to kill it.
+    super::test_pause("BERTH_TEST_PAUSE_REMOVE_MS");
+    worktrees::drop_admin_entries_of(&ctx.common_dir, path)?;
+    locked.registry.remove(&record.name);
+    locked.save()?;
+    if record.ports.is_some() {
+        crate::ports::Store::machine()?.free(&ctx.common_dir, &record.name)?;
+    }
+    Ok(())
+}
+
+/// Whether the removal of `record` had begun deleting: its checkout has lost its `.git` (deleted
+/// first) or is gone. Before that, nothing is lost and the worktree is judged again as any other.
+pub fn cut_short(record: &Record) -> bool {
+    !record.path.join(".git").exists()
+}
+
+/// Finish every removal that died midway, under the lock the caller took (no removal of this
+/// process is running then). One whose deletion had not begun is only unmarked: the worktree is
+/// whole and stays. A removal that cannot be finished is a warning and stays marked, so that
+/// one broken worktree never stops the command. Returns the records whose removal was finished.
+pub fn finish_dead_removes(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
+    let mut finished = Vec::new();
+    for record in locked.removing() {
+        if !cut_short(&record) {
+            locked.unmark_removing(&record);
+            locked.save()?;
+            continue;
+        }
+        match finish_one(ctx, locked, &record) {
+            Ok(()) => {
+                eprintln!(
+                    "finished removing worktree '{}' ({}), which an earlier remove left half done",
+                    record.name,
+                    record.path.display()
+                );
+                finished.push(record);
+            }
+            Err(err) => crate::error::warn(format_args!(
+                "could not finish removing worktree '{}': {}",
+                record.name,
+                crate::error::render(&err).0
+            )),
+        }
+    }
+    Ok(finished)
+}
+
+/// Finish the cut-short removal of one marked record.
+pub fn finish_one(ctx: &Context, locked: &mut Locked, record: &Record) -> Result<()> {
+    let path = crate::paths::real_or_same(&record.path);
+    finish(ctx, locked, record, &path)
 }

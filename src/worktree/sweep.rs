@@ -1,6 +1,7 @@
 //! Sweep: remove every managed worktree that holds nothing of value (clean, merged into the trunk,
 //! not held by a live claim, not locked, not the one you stand in), and keep every other one,
-//! saying why. Branches are kept, as `remove` keeps them.
+//! saying why. Branches are kept, as `remove` keeps them. A removal cut short earlier is finished;
+//! a worktree that cannot be judged or removed is kept with the reason, and the sweep goes on.
 
 use std::path::PathBuf;
 
@@ -9,7 +10,7 @@ use serde::Serialize;
 
 use super::judge::{self, Judge, Scope, Verdict};
 use crate::inventory;
-use crate::registry::Locked;
+use crate::registry::{Locked, Record};
 use crate::repo::Context;
 
 #[derive(Debug, Serialize)]
@@ -49,8 +50,24 @@ pub struct Outcome {
     pub branch: String,
     pub outcome: Verb,
     /// Why it was kept: `dirty`, `unmerged`, `claimed by <session>`, `locked`, `current`,
-    /// `missing`; null when removed.
+    /// `missing`, `broken: <why>`, or the error that stopped its removal; null when removed.
     pub reason: Option<String>,
+}
+
+impl Outcome {
+    fn removed(record: &Record, dry_run: bool) -> Self {
+        Outcome {
+            name: record.name.clone(),
+            path: record.path.clone(),
+            branch: record.branch.clone(),
+            outcome: if dry_run {
+                Verb::WouldRemove
+            } else {
+                Verb::Removed
+            },
+            reason: None,
+        }
+    }
 }
 
 /// Judge every managed worktree and, unless `dry_run`, remove those that hold nothing of value.
@@ -61,31 +78,58 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Ou
     let mut outcomes = Vec::new();
     for entry in inventory::entries(ctx, &registry, false)? {
         let record = entry.record.clone().expect("managed");
-        let kept = if record.creating.is_some() {
+        // A removal cut short is finished: it was judged already, and half of it is gone.
+        if locked.is_removing(&record) && super::remove::cut_short(&record) {
+            let finished = if dry_run {
+                Ok(())
+            } else {
+                super::remove::finish_one(ctx, locked, &record)
+            };
+            outcomes.push(match finished {
+                Ok(()) => Outcome::removed(&record, dry_run),
+                Err(err) => kept(&record, crate::error::render(&err).0),
+            });
+            continue;
+        }
+        let kept_for = if record.creating.is_some() {
             Some("creating".to_owned())
+        } else if !entry.present && entry.path.exists() {
+            Some(format!("broken: {}", judge::broken_why(&entry.path)))
         } else if !entry.present {
             Some("missing".to_owned())
         } else {
-            let facts = judge::facts(ctx, &entry, &judge, Scope::Clean)?;
-            reason(&judge::verdict(&facts, false))
-        };
-        let outcome = match (&kept, dry_run) {
-            (Some(_), _) => Verb::Kept,
-            (None, true) => Verb::WouldRemove,
-            (None, false) => {
-                super::remove::carry_out(ctx, locked, &entry, false, false)?;
-                Verb::Removed
+            match judge::facts(ctx, &entry, &judge, Scope::Clean) {
+                Ok(facts) => reason(&judge::verdict(&facts, false)),
+                // One worktree that cannot be judged is kept; the others are still swept.
+                Err(err) => Some(crate::error::render(&err).0),
             }
         };
-        outcomes.push(Outcome {
-            name: entry.name,
-            path: entry.path,
-            branch: record.branch,
-            outcome,
-            reason: kept,
-        });
+        if let Some(why) = kept_for {
+            outcomes.push(kept(&record, why));
+            continue;
+        }
+        if dry_run {
+            outcomes.push(Outcome::removed(&record, true));
+            continue;
+        }
+        outcomes.push(
+            match super::remove::carry_out(ctx, locked, &entry, false, false) {
+                Ok(_) => Outcome::removed(&record, false),
+                Err(err) => kept(&record, crate::error::render(&err).0),
+            },
+        );
     }
     Ok(outcomes)
+}
+
+fn kept(record: &Record, reason: String) -> Outcome {
+    Outcome {
+        name: record.name.clone(),
+        path: record.path.clone(),
+        branch: record.branch.clone(),
+        outcome: Verb::Kept,
+        reason: Some(reason),
+    }
 }
 
 /// Why a worktree stays, in the words `clean` prints.
@@ -95,19 +139,28 @@ pub fn reason(verdict: &Verdict) -> Option<String> {
         Verdict::Locked(_) => Some("locked".to_owned()),
         Verdict::Inside => Some("current".to_owned()),
         Verdict::Claimed(session) => Some(format!("claimed by {session}")),
+        Verdict::Broken(why) => Some(format!("broken: {why}")),
         Verdict::Dirty => Some("dirty".to_owned()),
         Verdict::Unmerged { .. } => Some("unmerged".to_owned()),
     }
 }
 
 /// `clean`: sweep under one lock (a worktree claimed meanwhile is seen as claimed) and count.
+/// Removals cut short earlier are finished first, and counted as removed.
 pub fn clean(ctx: &Context, dry_run: bool) -> Result<Report> {
-    let mut locked = if dry_run {
-        crate::registry::Store::new(ctx.state_dir()).lock()?
+    let (mut locked, finished) = if dry_run {
+        (
+            crate::registry::Store::new(ctx.state_dir()).lock()?,
+            Vec::new(),
+        )
     } else {
-        super::lock(ctx)?
+        super::lock_reporting(ctx)?
     };
-    let outcomes = sweep(ctx, &mut locked, dry_run)?;
+    let mut outcomes: Vec<Outcome> = finished
+        .iter()
+        .map(|r| Outcome::removed(r, false))
+        .collect();
+    outcomes.extend(sweep(ctx, &mut locked, dry_run)?);
     drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     Ok(Report {

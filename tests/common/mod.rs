@@ -558,3 +558,34 @@ pub fn edit_hidden_from_stat(sb: &Sandbox, wt: &Path, file: &str, content: &str)
         .unwrap();
     index.set_modified(end_of_second).unwrap();
 }
+
+// ---- Helpers for the recovery tests ----
+
+/// Start `cmd` (a debug build told to pause by a `BERTH_TEST_PAUSE_*` variable) and return it
+/// once it has printed `paused` on stderr, still running, with the rest of its stderr.
+#[allow(clippy::zombie_processes)]
+pub fn spawn_until_paused(
+    mut cmd: Command,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead as _;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            let status = child.wait().unwrap();
+            panic!("{cmd:?} ended before its pause point: {status}");
+        }
+        if line.trim() == "paused" {
+            return (child, err);
+        }
+    }
+}

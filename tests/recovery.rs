@@ -1,0 +1,222 @@
+//! Recovery from a kill at any step: a `remove` killed between deleting the checkout and git's
+//! admin entry is finished by the next `clean`, `prune` or `remove`, and the name can be added
+//! again. Real processes, SIGKILL, and real `git worktree list` to check what is left.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Sandbox, git_worktree_at, git_worktrees, stderr, stdout};
+use serde_json::Value;
+
+/// A `remove` of `name` stopped at its pause point (the checkout deleted, git's admin entry not
+/// yet), then killed with SIGKILL.
+fn remove_killed_midway(sb: &Sandbox, repo: &Path, name: &str, extra: &[&str]) {
+    let mut args = vec!["remove", name];
+    args.extend_from_slice(extra);
+    let mut cmd = sb.berth_command(repo, &args);
+    cmd.env("BERTH_TEST_PAUSE_REMOVE_MS", "30000");
+    let (mut child, _err) = common::spawn_until_paused(cmd);
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+}
+
+/// What a killed remove leaves: the folder gone, git still listing it (as prunable), and the
+/// record still registered, marked as being removed.
+fn half_removed(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
+    assert!(
+        !path.exists(),
+        "the checkout was deleted: {}",
+        path.display()
+    );
+    let wt = git_worktree_at(sb, repo, path).expect("git still lists the worktree");
+    assert!(wt.prunable, "{wt:?}");
+    let registry = std::fs::read_to_string(sb.registry_path(repo)).unwrap();
+    assert!(
+        registry.contains("[[removing]]") && registry.contains(&format!("name = \"{name}\"")),
+        "{registry}"
+    );
+}
+
+/// Nothing of `name` is left but its branch: no record, no folder, no admin entry.
+fn finished(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
+    assert!(!path.exists(), "{}", path.display());
+    assert!(git_worktree_at(sb, repo, path).is_none(), "git forgot it");
+    assert!(
+        sb.list_rows(repo, false).iter().all(|r| r["name"] != name),
+        "berth forgot it"
+    );
+    let registry = std::fs::read_to_string(sb.registry_path(repo)).unwrap_or_default();
+    assert!(!registry.contains("[[removing]]"), "{registry}");
+    assert_eq!(
+        sb.git(repo, &["worktree", "prune", "--dry-run", "-v"]),
+        "",
+        "git finds nothing to prune"
+    );
+    assert!(sb.has_branch(repo, &format!("berth/{name}")), "branch kept");
+}
+
+/// `add` of `name` works again, on the kept branch, and git knows the new worktree.
+fn added_again(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
+    let again = sb.add(repo, &[name]);
+    assert_eq!(again, path);
+    let wt = git_worktree_at(sb, repo, path).expect("git knows the new worktree");
+    assert_eq!(wt.branch, Some(format!("refs/heads/berth/{name}")));
+    assert!(!wt.prunable);
+    assert_eq!(sb.status(path), "");
+}
+
+/// `clean --json`'s outcome and reason for `name`.
+fn outcome_of(report: &Value, name: &str) -> (String, Value) {
+    let row = report["worktrees"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|w| w["name"] == name))
+        .unwrap_or_else(|| panic!("no {name} in {report}"));
+    (
+        row["outcome"].as_str().unwrap().to_owned(),
+        row["reason"].clone(),
+    )
+}
+
+#[test]
+fn clean_finishes_a_killed_remove_and_keeps_going_past_a_broken_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    let done = sb.add(&repo, &["done"]);
+    let broken = sb.add(&repo, &["broken"]);
+    for name in ["auth", "done", "broken"] {
+        sb.berth_ok(&repo, &["release", name]);
+    }
+    std::fs::remove_file(broken.join(".git")).unwrap();
+    remove_killed_midway(&sb, &repo, "auth", &[]);
+    half_removed(&sb, &repo, "auth", &auth);
+
+    // Until then an add of the name says how to get past it, in one line and a hint.
+    let err = sb.berth_err(&repo, &["add", "auth"]);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(err.lines().nth(1).unwrap().starts_with("hint: "), "{err}");
+
+    let out = sb.berth(&repo, &["clean", "--json"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let removed = ("removed".to_owned(), Value::Null);
+    assert_eq!(outcome_of(&report, "auth"), removed);
+    assert_eq!(outcome_of(&report, "done"), removed);
+    assert_eq!(
+        outcome_of(&report, "broken"),
+        (
+            "kept".to_owned(),
+            Value::from("broken: its .git is missing")
+        )
+    );
+    assert!(
+        stderr(&out).contains("hint: delete what is left with git berth remove --force 'broken'"),
+        "{}",
+        stderr(&out)
+    );
+    finished(&sb, &repo, "auth", &auth);
+    assert!(!done.exists());
+    assert!(broken.join("README.md").exists(), "a broken one is kept");
+    added_again(&sb, &repo, "auth", &auth);
+}
+
+#[test]
+fn prune_finishes_a_killed_remove_frees_its_ports_and_the_name_can_be_added_again() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.port_range(&repo, 31000, 4);
+    sb.install(&repo, &["--ports", "10"]);
+    sb.commit_all(&repo, "ports");
+    let auth = sb.add(&repo, &["auth"]);
+    assert!(sb.ports_file().contains("name = \"auth\""));
+    remove_killed_midway(&sb, &repo, "auth", &[]);
+    half_removed(&sb, &repo, "auth", &auth);
+
+    let dry = sb.berth_ok(&repo, &["prune", "--dry-run"]);
+    assert!(
+        dry.contains("would remove worktree 'auth': an earlier remove was cut short"),
+        "{dry}"
+    );
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(
+        stdout(&out).contains("removed worktree 'auth': an earlier remove was cut short"),
+        "{}",
+        common::outputs(&out)
+    );
+    finished(&sb, &repo, "auth", &auth);
+    assert!(!sb.ports_file().contains("name = \"auth\""), "block freed");
+    added_again(&sb, &repo, "auth", &auth);
+}
+
+#[test]
+fn remove_of_the_name_again_finishes_a_killed_remove() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    let other = sb.add(&repo, &["other"]);
+    remove_killed_midway(&sb, &repo, "auth", &["--force"]);
+    half_removed(&sb, &repo, "auth", &auth);
+
+    let out = sb.berth(&repo, &["remove", "auth"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(
+        stderr(&out).contains("removed worktree 'auth'"),
+        "{}",
+        stderr(&out)
+    );
+    finished(&sb, &repo, "auth", &auth);
+    assert!(git_worktree_at(&sb, &repo, &other).is_some(), "others stay");
+    assert_eq!(git_worktrees(&sb, &repo).len(), 2);
+    added_again(&sb, &repo, "auth", &auth);
+}
+
+#[test]
+fn any_other_command_that_takes_the_lock_finishes_a_killed_remove_too() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    sb.add(&repo, &["other"]);
+    remove_killed_midway(&sb, &repo, "auth", &[]);
+
+    let out = sb.berth(&repo, &["release", "other"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(
+        stderr(&out).contains("finished removing worktree 'auth'"),
+        "{}",
+        stderr(&out)
+    );
+    finished(&sb, &repo, "auth", &auth);
+}
+
+#[test]
+fn a_remove_killed_before_it_deleted_anything_leaves_the_worktree_whole() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    // The mark written as `remove` writes it, with nothing deleted yet.
+    let registry = sb.registry_path(&repo);
+    let text = std::fs::read_to_string(&registry).unwrap();
+    let created = text
+        .lines()
+        .find_map(|l| l.strip_prefix("created = "))
+        .unwrap()
+        .to_owned();
+    std::fs::write(
+        &registry,
+        format!("{text}\n[[removing]]\nname = \"auth\"\ncreated = {created}\n"),
+    )
+    .unwrap();
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(auth.join(".git").exists());
+    assert!(git_worktree_at(&sb, &repo, &auth).is_some_and(|w| !w.prunable));
+    assert_eq!(sb.list_row(&repo, "auth")["state"], "ok");
+    let text = std::fs::read_to_string(&registry).unwrap();
+    assert!(
+        !text.contains("[[removing]]"),
+        "the mark is dropped: {text}"
+    );
+}
