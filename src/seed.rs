@@ -405,6 +405,32 @@ mod tests {
         }
     }
 
+    /// A primary checkout and a worktree, two folders under one temp folder of the test's own,
+    /// removed when the test ends, passed or not.
+    struct Checkouts {
+        root: PathBuf,
+        primary: PathBuf,
+        wt: PathBuf,
+    }
+
+    impl Checkouts {
+        fn new(test: &str) -> Checkouts {
+            let root =
+                std::env::temp_dir().join(format!("berth-seed-{test}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&root);
+            let (primary, wt) = (root.join("p"), root.join("w"));
+            fs::create_dir_all(&primary).unwrap();
+            fs::create_dir_all(&wt).unwrap();
+            Checkouts { root, primary, wt }
+        }
+    }
+
+    impl Drop for Checkouts {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.root);
+        }
+    }
+
     #[test]
     fn files_and_folders_are_copied_unless_the_line_says_link() {
         let source = fs_of(&[
@@ -470,11 +496,9 @@ mod tests {
 
     #[test]
     fn a_copy_is_the_worktrees_own_and_a_link_is_shared() {
-        let root = std::env::temp_dir().join(format!("berth-seed-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        let (primary, wt) = (root.join("p"), root.join("w"));
+        let dirs = Checkouts::new("apply");
+        let (primary, wt) = (&dirs.primary, &dirs.wt);
         fs::create_dir_all(primary.join("deps/inner")).unwrap();
-        fs::create_dir_all(&wt).unwrap();
         fs::write(primary.join(".env"), "KEY=1\n").unwrap();
         fs::write(primary.join("shared.db"), "v1").unwrap();
         fs::write(primary.join("deps/inner/a.js"), "x").unwrap();
@@ -488,7 +512,7 @@ mod tests {
             item("deps", Mode::Copy, true),
             item("shared.db", Mode::Link, false),
         ];
-        apply(&primary, &wt, &items).unwrap();
+        apply(primary, wt, &items).unwrap();
         fs::write(wt.join(".env"), "KEY=1\nPORT=24000\n").unwrap();
         fs::write(wt.join("deps/inner/a.js"), "changed").unwrap();
         fs::write(primary.join("shared.db"), "v2").unwrap();
@@ -502,7 +526,7 @@ mod tests {
             "v2",
             "a hard link follows edits"
         );
-        let again = apply(&primary, &wt, &items[..1]).unwrap_err();
+        let again = apply(primary, wt, &items[..1]).unwrap_err();
         assert!(
             format!("{again:#}").contains("cannot seed .env"),
             "{again:#}"
@@ -512,29 +536,26 @@ mod tests {
             "KEY=1\nPORT=24000\n",
             "never over an existing file"
         );
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
     fn a_copied_folder_keeps_modes_and_symlinks_and_leaves_out_pipes() {
         use std::os::unix::fs::PermissionsExt as _;
-        let root = std::env::temp_dir().join(format!("berth-seed-tree-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
-        let (primary, wt) = (root.join("p"), root.join("w"));
-        let modules = primary.join("node_modules");
+        let dirs = Checkouts::new("tree");
+        let modules = dirs.primary.join("node_modules");
         fs::create_dir_all(modules.join("pkg/bin")).unwrap();
-        fs::create_dir_all(&wt).unwrap();
         fs::write(modules.join("pkg/bin/tool"), "#!/bin/sh\n").unwrap();
         fs::set_permissions(
             modules.join("pkg/bin/tool"),
             fs::Permissions::from_mode(0o755),
         )
         .unwrap();
-        fs::write(root.join("outside"), "secret").unwrap();
+        let outside = dirs.root.join("outside");
+        fs::write(&outside, "secret").unwrap();
         fs::create_dir_all(modules.join(".bin")).unwrap();
         std::os::unix::fs::symlink("../pkg/bin/tool", modules.join(".bin/tool")).unwrap();
-        std::os::unix::fs::symlink(root.join("outside"), modules.join("escape")).unwrap();
+        std::os::unix::fs::symlink(&outside, modules.join("escape")).unwrap();
         let fifo =
             std::ffi::CString::new(modules.join("fifo").into_os_string().into_encoded_bytes())
                 .unwrap();
@@ -546,8 +567,8 @@ mod tests {
             mode: Mode::Copy,
             is_dir: true,
         };
-        apply(&primary, &wt, &[item]).unwrap();
-        let copied = wt.join("node_modules");
+        apply(&dirs.primary, &dirs.wt, &[item]).unwrap();
+        let copied = dirs.wt.join("node_modules");
         let tool = fs::metadata(copied.join("pkg/bin/tool")).unwrap();
         assert_eq!(tool.permissions().mode() & 0o777, 0o755);
         assert_eq!(
@@ -556,17 +577,16 @@ mod tests {
         );
         assert_eq!(
             fs::read_link(copied.join("escape")).unwrap(),
-            root.join("outside"),
+            outside,
             "a symlink is made again, never followed"
         );
         assert!(fs::symlink_metadata(copied.join("fifo")).is_err());
-        fs::remove_dir_all(root).unwrap();
     }
 
     #[test]
     fn worktreeinclude_matches_untracked_files_and_folders_only() {
-        let root = std::env::temp_dir().join(format!("berth-include-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+        let dirs = Checkouts::new("include");
+        let root = &dirs.primary;
         fs::create_dir_all(root.join("node_modules/x")).unwrap();
         fs::create_dir_all(root.join("config")).unwrap();
         fs::write(root.join(".env"), "").unwrap();
@@ -575,8 +595,7 @@ mod tests {
         fs::write(root.join("config/app.json"), "").unwrap();
         let tracked: BTreeSet<String> =
             [".env.example".to_owned(), "config/app.json".to_owned()].into();
-        let found = included(&root, b".env*\nnode_modules/\nconfig/*.json\n", &tracked);
+        let found = included(root, b".env*\nnode_modules/\nconfig/*.json\n", &tracked);
         assert_eq!(found, [".env", "config/local.json", "node_modules"]);
-        fs::remove_dir_all(root).unwrap();
     }
 }

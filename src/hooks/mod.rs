@@ -21,15 +21,38 @@ pub use write::{checkout_dir, install, local_dir, parse_command, parse_ports, qu
 #[cfg(test)]
 mod testing {
     use std::fs;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     use super::{Hook, Source};
 
-    pub fn scratch(test: &str) -> PathBuf {
+    /// A test's own real folder under the temp folder, removed (with all a hook left in it) when
+    /// the test ends, passed or not.
+    pub struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for Scratch {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    pub fn scratch(test: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("berth-hooks-{test}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
-        gix::path::realpath(&dir).unwrap()
+        Scratch(gix::path::realpath(&dir).unwrap())
     }
 
     pub fn checkout_hook(name: &'static str, content: &str) -> Hook {
