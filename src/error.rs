@@ -75,6 +75,21 @@ pub fn report(err: &anyhow::Error) {
     }
 }
 
+/// An I/O error as a person reads it: `permission denied`, `no space left on device`, without
+/// Rust's `(os error 13)`.
+pub fn io_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => &text[..at],
+        _ => text.as_str(),
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// Print a warning as git does (`warning: ...`): something went wrong, and the command goes on.
 pub fn warn(what: impl fmt::Display) {
     eprintln!("warning: {what}");

@@ -475,6 +475,13 @@ impl Store {
         Ok(Store::new(paths::data_dir()?))
     }
 
+    /// Refuse unless the ports file can be written (its folder, made if missing, takes a new
+    /// file): checked before a removal destroys anything.
+    pub fn check_writable(&self) -> Result<()> {
+        let _ = fs::create_dir_all(&self.dir);
+        statefile::check_writable(&self.path(), "port blocks")
+    }
+
     pub fn path(&self) -> PathBuf {
         self.dir.join(names::PORTS_FILE)
     }

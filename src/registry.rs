@@ -266,6 +266,12 @@ impl Locked {
         write_atomic(&self.store.path(), &file)
     }
 
+    /// Refuse unless the registry can be written (its folder takes a new file): checked before a
+    /// removal destroys anything.
+    pub fn check_writable(&self) -> Result<()> {
+        statefile::check_writable(&self.store.path(), "registry")
+    }
+
     /// Mark `record` as being removed; the caller saves before deleting anything.
     pub fn mark_removing(&mut self, record: &Record) {
         if !self.is_removing(record) {

@@ -33,11 +33,36 @@ pub fn corrupt(path: &Path, what: &str, reason: &str) -> anyhow::Error {
     )
 }
 
+/// The temp file this process writes `path` through: `.<name>.tmp.<pid>` beside it.
+fn temp_path(path: &Path) -> std::path::PathBuf {
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    path.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()))
+}
+
+/// Whether `path` can be written as [`write_atomic`] writes it: its temp file is made beside it
+/// and removed again, and nothing else changes. For a command that must refuse before it
+/// destroys anything, rather than find out after. `what` names the file in the refusal.
+pub fn check_writable(path: &Path, what: &str) -> Result<()> {
+    let tmp = temp_path(path);
+    let made = fs::File::create(&tmp);
+    let _ = fs::remove_file(&tmp);
+    made.map(drop).map_err(|e| {
+        let dir = path.parent().unwrap_or(path);
+        error::refuse_with_hint(
+            format!(
+                "cannot write the {what} {}: {}",
+                path.display(),
+                error::io_reason(&e)
+            ),
+            format!("make {} writable, then run it again", dir.display()),
+        )
+    })
+}
+
 /// Write `bytes` to a temp file beside `path`, flush it to disk, then rename it over `path`, so a
 /// reader sees the old file or the new one, never a part. `mode` sets Unix permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
-    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()));
+    let tmp = temp_path(path);
     let written = (|| -> std::io::Result<()> {
         let mut file = fs::File::create(&tmp)?;
         file.write_all(bytes)?;

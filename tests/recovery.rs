@@ -220,3 +220,94 @@ fn a_remove_killed_before_it_deleted_anything_leaves_the_worktree_whole() {
         "the mark is dropped: {text}"
     );
 }
+
+/// Make `cmd` bound by file permissions even as root (as CI runs): before it starts, drop
+/// CAP_DAC_OVERRIDE (1) and CAP_DAC_READ_SEARCH (2) from its capability bounding set, so a
+/// chmod'ed folder is read-only to it as to anyone. Where that is not allowed it changes nothing.
+fn bound_by_permissions(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt as _;
+    // SAFETY: prctl(2) only, which allocates nothing, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            for cap in [1, 2] {
+                libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Whether a command started as [`bound_by_permissions`] cannot create a file in `dir`.
+fn read_only_to_berth(dir: &Path) -> bool {
+    let probe = dir.join("probe");
+    let mut touch = std::process::Command::new("touch");
+    touch.arg(&probe);
+    let wrote = bound_by_permissions(&mut touch)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    let _ = std::fs::remove_file(&probe);
+    !wrote
+}
+
+fn berth_bound(sb: &Sandbox, repo: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = sb.berth_command(repo, args);
+    bound_by_permissions(&mut cmd).output().unwrap()
+}
+
+#[test]
+fn remove_and_clean_refuse_before_destroying_anything_when_the_registry_cannot_be_written() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let marker = sb.root.join("torn-down");
+    let teardown = format!("touch {}", common::sh_quote(marker.to_str().unwrap()));
+    sb.install(&repo, &["--teardown", &teardown]);
+    sb.commit_all(&repo, "teardown");
+    let auth = sb.add(&repo, &["auth"]);
+    sb.berth_ok(&repo, &["release", "auth"]);
+    let state = sb.common_dir(&repo).join("berth");
+    let before = sb.state(&repo);
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if !read_only_to_berth(&state) {
+        std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+        eprintln!("skipped: chmod does not bind here (root with its capabilities)");
+        return;
+    }
+
+    for args in [
+        &["remove", "auth"][..],
+        &["remove", "--force", "auth"],
+        &["clean"],
+    ] {
+        let out = berth_bound(&sb, &repo, args);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            common::outputs(&out)
+        );
+        let err = stderr(&out);
+        let (line, hint) = common::error_lines(&err);
+        assert!(
+            line.starts_with("git berth: cannot write the registry ")
+                && line.ends_with(": permission denied; nothing was removed"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(
+            hint.as_deref(),
+            Some(format!("hint: make {} writable, then run it again", state.display()).as_str()),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 2, "{err}");
+    }
+    assert!(!marker.exists(), "no teardown ran");
+    assert!(git_worktree_at(&sb, &repo, &auth).is_some_and(|w| !w.prunable));
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(sb.state(&repo), before, "nothing changed");
+
+    sb.berth_ok(&repo, &["remove", "auth"]);
+    assert!(!auth.exists());
+    assert!(marker.exists());
+}

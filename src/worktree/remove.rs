@@ -99,6 +99,10 @@ pub fn remove(
         return Err(first.into());
     }
 
+    let ports = targets
+        .iter()
+        .any(|(e, _)| e.record.as_ref().is_some_and(|r| r.ports.is_some()));
+    check_state_writable(&locked, ports)?;
     for (entry, _) in &targets {
         let note = carry_out(ctx, &mut locked, entry, force, delete_branch)?;
         let done = Removed {
@@ -110,6 +114,26 @@ pub fn remove(
         removed.push(done);
     }
     Ok(removed)
+}
+
+/// Refuse, before anything is torn down or deleted, when the state a removal writes cannot be
+/// written: the registry, and with `ports` the machine's port blocks. Otherwise the worktree
+/// would go and its record stay.
+pub fn check_state_writable(locked: &Locked, ports: bool) -> Result<()> {
+    let nothing_removed = |err: anyhow::Error| match err.downcast::<Refusal>() {
+        Ok(mut refusal) => {
+            refusal.message.push_str("; nothing was removed");
+            refusal.into()
+        }
+        Err(err) => err,
+    };
+    locked.check_writable().map_err(nothing_removed)?;
+    if ports {
+        crate::ports::Store::machine()?
+            .check_writable()
+            .map_err(nothing_removed)?;
+    }
+    Ok(())
 }
 
 /// Remove one worktree judged under the held lock: its checkout and admin entry, its record, and

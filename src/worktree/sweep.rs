@@ -156,6 +156,10 @@ pub fn clean(ctx: &Context, dry_run: bool) -> Result<Report> {
     } else {
         super::lock_reporting(ctx)?
     };
+    if !dry_run && !locked.registry.worktrees.is_empty() {
+        let ports = locked.registry.worktrees.iter().any(|r| r.ports.is_some());
+        super::remove::check_state_writable(&locked, ports)?;
+    }
     let mut outcomes: Vec<Outcome> = finished
         .iter()
         .map(|r| Outcome::removed(r, false))
