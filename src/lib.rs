@@ -14,6 +14,7 @@ pub mod paths;
 pub mod ports;
 pub mod process;
 pub mod registry;
+pub mod render;
 pub mod repo;
 pub mod seed;
 pub mod session;

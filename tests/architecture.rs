@@ -43,7 +43,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Helpers every layer may use, which use nothing of berth's above them.
     (
         "leaves",
-        &["names", "clock", "process", "paths", "slug", "error"],
+        &[
+            "names", "clock", "process", "paths", "slug", "error", "render",
+        ],
     ),
 ];
 

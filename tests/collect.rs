@@ -267,3 +267,82 @@ fn collect_lists_only_the_worktrees_own_work_after_it_rebases_onto_main() {
     );
     assert_eq!(w["ahead"], 1, "collect agrees with list");
 }
+
+// ---- What a person reads (issue 12, item 4) ----
+
+#[test]
+fn collect_aligns_its_columns_and_names_worktrees_with_nothing_to_merge_on_one_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let short = sb.add(&repo, &["a"]);
+    sb.commit_file(&short, "a.txt", "a\n");
+    let long = sb.add(&repo, &["a-much-longer-name"]);
+    sb.commit_file(&long, "b.txt", "b\n");
+    sb.commit_file(&long, "c.txt", "c\n");
+    sb.add(&repo, &["idle"]);
+    sb.add(&repo, &["spare"]);
+
+    let text = sb.berth_ok(&repo, &["collect"]);
+
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"))
+    };
+    let (a, long) = (line("a"), line("a-much-longer-name"));
+    for word in ["berth/", "commit", "no upstream", "merges cleanly"] {
+        assert_eq!(a.find(word), long.find(word), "{word} is aligned:\n{text}");
+    }
+    assert!(a.contains("1 commit "), "{text}");
+    assert!(long.contains("2 commits"), "{text}");
+    assert!(
+        text.lines().any(|l| l == "nothing to merge: idle, spare"),
+        "{text}"
+    );
+    assert!(!text.contains("idle "), "no line of its own: {text}");
+}
+
+#[test]
+fn collect_says_when_a_branch_has_no_upstream() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add_origin(&repo);
+    let local = sb.add(&repo, &["local"]);
+    sb.commit_file(&local, "l.txt", "l\n");
+    let pushed = sb.add(&repo, &["pushed"]);
+    sb.commit_file(&pushed, "p.txt", "p\n");
+    sb.git(&pushed, &["push", "-q", "-u", "origin", "berth/pushed"]);
+
+    let text = sb.berth_ok(&repo, &["collect"]);
+
+    let line = |name: &str| text.lines().find(|l| l.starts_with(name)).unwrap();
+    assert!(line("local").contains("no upstream"), "{text}");
+    assert!(line("pushed").contains("pushed"), "{text}");
+    assert!(!line("pushed").contains("no upstream"), "{text}");
+}
+
+#[test]
+fn collect_in_gits_pager_is_coloured_and_cut_to_the_width() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["wt"]);
+    commit(
+        &sb,
+        &wt,
+        "a subject far longer than the forty columns this terminal has",
+    );
+    let mut cmd = sb.berth_command(&repo, &["collect"]);
+    cmd.env("GIT_PAGER_IN_USE", "true")
+        .env("COLUMNS", "40")
+        .env("TERM", "xterm")
+        .env("LC_ALL", "C.UTF-8");
+
+    let text = stdout(&cmd.output().unwrap());
+
+    assert!(text.contains("\x1b["), "{text}");
+    let subject = text.lines().find(|l| l.contains("a subject")).unwrap();
+    assert_eq!(subject.chars().count(), 40, "{text}");
+    assert!(subject.ends_with('…'), "{text}");
+    let piped = sb.berth_ok(&repo, &["collect"]);
+    assert!(!piped.contains('\x1b') && !piped.contains('…'), "{piped}");
+}

@@ -448,3 +448,298 @@ fn list_into_a_closed_pipe_stops_quietly_as_git_does() {
     assert_eq!(common::stderr(&out), "", "nothing on stderr");
     assert_eq!(out.status.code(), Some(141), "128 + SIGPIPE, as git");
 }
+
+// ---- What a person sees on a terminal (issue 12, item 4) ----
+
+/// Run berth with stdout on a new pseudo-terminal `columns` wide; the text it printed there, with
+/// the terminal's `\r\n` read as `\n`.
+fn on_terminal(
+    sb: &Sandbox,
+    dir: &Path,
+    args: &[&str],
+    columns: u16,
+    env: &[(&str, &str)],
+) -> String {
+    use std::io::Read as _;
+    use std::os::fd::{FromRawFd as _, OwnedFd};
+
+    let size = libc::winsize {
+        ws_row: 40,
+        ws_col: columns,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors into the integers given and reads `size`.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    let mut cmd = sb.berth_command(dir, args);
+    cmd.env("TERM", "xterm-256color").env_remove("COLUMNS");
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    let mut child = cmd
+        .stdout(std::process::Stdio::from(slave))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The command keeps its copy of the terminal's other end: drop it, so that the child holds
+    // the only one and reading stops (EIO) once it has exited.
+    drop(cmd);
+    let mut text = Vec::new();
+    let _ = std::fs::File::from(master).read_to_end(&mut text);
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "git berth {args:?} on a terminal: {status}"
+    );
+    String::from_utf8(text).unwrap().replace("\r\n", "\n")
+}
+
+const UTF8: (&str, &str) = ("LC_ALL", "C.UTF-8");
+
+/// `text` without its colour escapes.
+fn plain(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let end = after.find('m').expect("an escape ends in m");
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A repository with a worktree whose path is long (a deep worktree base) and a commit in it.
+fn long_paths(sb: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf) {
+    let repo = sb.repo("app");
+    sb.git(
+        &repo,
+        &[
+            "config",
+            "berth.worktreeBase",
+            "../a/folder/deep/enough/to/make/every/path/longer/than/any/terminal/is/wide",
+        ],
+    );
+    let path = sb.add(&repo, &["login-form"]);
+    sb.commit_file(&path, "login.txt", "l\n");
+    sb.add(&repo, &["ui"]);
+    (repo, path)
+}
+
+#[test]
+fn list_on_a_terminal_fits_its_width_cutting_the_path_first_in_the_middle() {
+    let sb = Sandbox::new();
+    let (repo, path) = long_paths(&sb);
+    let piped = sb.berth_ok(&repo, &["list"]);
+    assert!(
+        piped.lines().any(|l| l.chars().count() > 100),
+        "the pipe gets it all: {piped}"
+    );
+    assert!(piped.contains(path.to_str().unwrap()), "{piped}");
+
+    let wide = plain(&on_terminal(&sb, &repo, &["list"], 100, &[UTF8]));
+    let narrow = plain(&on_terminal(&sb, &repo, &["list"], 80, &[UTF8]));
+
+    for (columns, shown) in [(100, &wide), (80, &narrow)] {
+        for line in shown.lines() {
+            let width = line.chars().count();
+            assert!(
+                width <= columns,
+                "{line:?} is wider than {columns}:\n{shown}"
+            );
+        }
+    }
+    let login = line_of(&wide, "login-form");
+    let path = login.last().unwrap();
+    assert!(path.contains('…'), "{wide}");
+    assert!(path.ends_with("/login-form"), "the folder stays: {wide}");
+    assert!(
+        login.contains(&"berth/login-form") && login.contains(&"↑1"),
+        "only the path had to give, and ahead/behind reads ↑1 ↓0: {wide}"
+    );
+    let login = line_of(&narrow, "login-form");
+    assert_eq!(login[1..4], ["claimed", "by", "you"], "{narrow}");
+    assert_eq!(
+        login[4..6],
+        ["berth/login-form", "main"],
+        "then the base's commit goes, before any name is cut: {narrow}"
+    );
+}
+
+/// The words of the table line of worktree `name` (cells are cut by characters, and the shared
+/// `table_rows` cuts by bytes, which `↑` and `…` would shift).
+fn line_of<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
+    table
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|words| words.first() == Some(&name))
+        .unwrap_or_else(|| panic!("no line for {name}: {table}"))
+}
+
+#[test]
+fn list_full_on_a_terminal_is_never_cut() {
+    let sb = Sandbox::new();
+    let (repo, path) = long_paths(&sb);
+
+    let shown = plain(&on_terminal(&sb, &repo, &["list", "--full"], 80, &[UTF8]));
+
+    assert!(shown.contains(path.to_str().unwrap()), "{shown}");
+    assert!(shown.contains("change login.txt"), "{shown}");
+    assert!(!shown.contains('…'), "{shown}");
+}
+
+#[test]
+fn list_follows_the_columns_variable_as_git_does() {
+    let sb = Sandbox::new();
+    let (repo, _) = long_paths(&sb);
+
+    let shown = plain(&on_terminal(
+        &sb,
+        &repo,
+        &["list"],
+        80,
+        &[UTF8, ("COLUMNS", "100")],
+    ));
+
+    let widest = shown.lines().map(|l| l.chars().count()).max().unwrap();
+    assert_eq!(widest, 100, "{shown}");
+}
+
+#[test]
+fn list_without_a_utf8_locale_draws_plus_and_minus_and_three_dots() {
+    let sb = Sandbox::new();
+    let (repo, _) = long_paths(&sb);
+
+    let shown = plain(&on_terminal(&sb, &repo, &["list"], 80, &[("LC_ALL", "C")]));
+
+    let rows = common::table_rows(&shown);
+    let login = &rows
+        .iter()
+        .find(|(_, r)| r["NAME"] == "login-form")
+        .unwrap()
+        .1;
+    assert_eq!(login["AHEAD"], "+1 -0", "{shown}");
+    assert!(login["PATH"].contains("..."), "{shown}");
+    assert!(!shown.contains('…') && !shown.contains('↑'), "{shown}");
+}
+
+#[test]
+fn list_colours_a_terminal_and_never_a_pipe() {
+    let sb = Sandbox::new();
+    let (repo, _) = long_paths(&sb);
+
+    assert!(on_terminal(&sb, &repo, &["list"], 120, &[]).contains("\x1b["));
+    assert!(!sb.berth_ok(&repo, &["list"]).contains('\x1b'));
+}
+
+#[test]
+fn list_colour_follows_no_color_clicolor_force_and_gits_color_ui() {
+    let sb = Sandbox::new();
+    let (repo, _) = long_paths(&sb);
+    let coloured = |text: &str| text.contains("\x1b[");
+    let piped = |env: &[(&str, &str)]| {
+        let mut cmd = sb.berth_command(&repo, &["list"]);
+        cmd.envs(env.iter().copied());
+        common::stdout(&cmd.output().unwrap())
+    };
+
+    assert!(!coloured(&on_terminal(
+        &sb,
+        &repo,
+        &["list"],
+        120,
+        &[("NO_COLOR", "1")]
+    )));
+    assert!(
+        !coloured(&on_terminal(
+            &sb,
+            &repo,
+            &["list"],
+            120,
+            &[("TERM", "dumb")]
+        )),
+        "a dumb terminal, as git"
+    );
+    assert!(coloured(&piped(&[("CLICOLOR_FORCE", "1")])));
+    assert!(!coloured(&piped(&[("CLICOLOR_FORCE", "0")])));
+    assert!(
+        !coloured(&piped(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")])),
+        "NO_COLOR wins"
+    );
+
+    sb.git(&repo, &["config", "color.ui", "never"]);
+    assert!(!coloured(&on_terminal(&sb, &repo, &["list"], 120, &[])));
+    assert!(
+        coloured(&piped(&[("GIT_CONFIG_PARAMETERS", "'color.ui'='always'")])),
+        "git -c color.ui=always berth list"
+    );
+    sb.git(&repo, &["config", "color.ui", "always"]);
+    assert!(coloured(&piped(&[])), "always colours a pipe too, as git");
+    sb.git(&repo, &["config", "color.ui", "auto"]);
+    assert!(coloured(&on_terminal(&sb, &repo, &["list"], 120, &[])));
+    assert!(!coloured(&piped(&[])));
+}
+
+#[test]
+fn list_in_gits_pager_is_fitted_and_coloured_as_git_colours_its_own() {
+    let sb = Sandbox::new();
+    let (repo, _) = long_paths(&sb);
+    let mut cmd = sb.berth_command(&repo, &["list"]);
+    cmd.env("GIT_PAGER_IN_USE", "true")
+        .env("COLUMNS", "90")
+        .env("TERM", "xterm");
+
+    let shown = common::stdout(&cmd.output().unwrap());
+
+    assert!(shown.contains("\x1b["), "{shown}");
+    let widest = plain(&shown)
+        .lines()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(widest <= 90, "{shown}");
+}
+
+#[test]
+fn list_shows_why_a_claim_is_stale_and_says_you_for_your_own() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["mine"]);
+    let mut gone = common::Agent::spawn();
+    let pid = gone.pid();
+    let out = sb.berth_as(&repo, "s3", pid, &["add", "old"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    gone.kill();
+
+    let table = sb.berth_ok(&repo, &["list"]);
+
+    let rows = common::table_rows(&table);
+    let status =
+        |name: &str| rows.iter().find(|(_, r)| r["NAME"] == name).unwrap().1["STATUS"].clone();
+    assert_eq!(
+        status("old"),
+        format!("stale (pid {pid} is gone)"),
+        "{table}"
+    );
+    assert_eq!(status("mine"), "claimed by you", "{table}");
+    assert_eq!(
+        sb.list_row(&repo, "mine")["claimed_by"]
+            .as_str()
+            .map(|s| s.contains('@')),
+        Some(true),
+        "JSON keeps the session's id"
+    );
+}

@@ -13,10 +13,13 @@ use crate::git::graph::{self, CommitLine};
 use crate::git::{quick, status};
 use crate::inventory::{self, Entry};
 use crate::registry::Store;
+use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
 
 /// At most this many commits are listed per worktree.
 const MAX_COMMITS: usize = 20;
+/// Of those, the text shows this many.
+const SHOWN_COMMITS: usize = 5;
 
 #[derive(Debug, clap::Args)]
 pub struct CollectArgs {
@@ -81,7 +84,11 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     if args.json {
         super::write_json(out, &overview)
     } else {
-        human(out, &overview)
+        human(
+            out,
+            &overview,
+            &Terminal::detect(|key| ctx.config_string(key)),
+        )
     }
 }
 
@@ -152,60 +159,119 @@ pub fn overlaps(works: &[Work]) -> Vec<Overlap> {
         .collect()
 }
 
-fn human(out: &mut dyn Write, overview: &Overview) -> Result<()> {
+/// The overview a person reads: one aligned line per worktree with work to merge, its newest
+/// commits under it, the rest named on one line, then the files two worktrees share.
+fn human(out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()> {
     if overview.worktrees.is_empty() {
         eprintln!("no worktrees to collect");
         return Ok(());
     }
-    for w in &overview.worktrees {
-        let mut flags = Vec::new();
-        if w.state == State::Missing {
-            flags.push("missing".to_owned());
-        }
-        if w.dirty == Some(true) {
-            flags.push("dirty".to_owned());
-        }
-        if let Some(n) = w.unpushed.filter(|n| *n > 0) {
-            flags.push(format!("{n} unpushed"));
-        }
-        match w.merges_cleanly {
-            Some(false) => flags.push(format!("conflicts with {}", overview.trunk)),
-            Some(true) if w.ahead.unwrap_or(0) > 0 => {
-                flags.push(format!("merges cleanly into {}", overview.trunk))
-            }
-            _ => {}
-        }
-        let ahead = match w.ahead {
-            Some(0) => "no commits".to_owned(),
-            Some(1) => "1 commit".to_owned(),
-            Some(n) => format!("{n} commits"),
-            None => "-".to_owned(),
+    let (idle, busy): (Vec<&Work>, Vec<&Work>) =
+        overview.worktrees.iter().partition(|w| nothing_to_merge(w));
+    let mut text = String::new();
+    if !busy.is_empty() {
+        let table = Table {
+            columns: vec![
+                Column::cut("NAME", Cut::End, 1, 10),
+                Column::cut("BRANCH", Cut::Middle, 0, 12),
+                Column::keep("WORK"),
+                Column::keep("UPSTREAM"),
+                Column::keep("TRUNK"),
+                Column::keep("STATE"),
+            ],
+            header: false,
+            gutter: false,
+            rows: busy.iter().map(|w| row(w, &overview.trunk)).collect(),
         };
-        writeln!(
-            out,
-            "{}  {}  {ahead}{}",
-            w.name,
-            w.branch.as_deref().unwrap_or("(detached)"),
-            if flags.is_empty() {
-                String::new()
-            } else {
-                format!("  [{}]", flags.join(", "))
-            }
-        )?;
-        for c in w.commits.iter().take(5) {
-            writeln!(out, "    {} {}", crate::git::short(&c.id), c.subject)?;
+        text.push_str(&table.render(term));
+    }
+    if !idle.is_empty() {
+        let names: Vec<&str> = idle.iter().map(|w| w.name.as_str()).collect();
+        if !text.is_empty() {
+            text.push('\n');
         }
-        if w.commits.len() > 5 {
-            writeln!(out, "    ... {} more", w.commits.len() - 5)?;
-        }
+        text.push_str(&format!("nothing to merge: {}\n", names.join(", ")));
     }
     if !overview.conflicts.is_empty() {
-        writeln!(out, "\nfiles changed in more than one worktree:")?;
-        for o in &overview.conflicts {
-            writeln!(out, "    {}  ({})", o.file, o.worktrees.join(", "))?;
-        }
+        text.push_str("\nfiles changed in more than one worktree:\n");
+        let table = Table {
+            columns: vec![
+                Column::cut("FILE", Cut::Middle, 0, 16),
+                Column::keep("WORKTREES"),
+            ],
+            header: false,
+            gutter: true,
+            rows: overview
+                .conflicts
+                .iter()
+                .map(|o| render::Row {
+                    cells: vec![
+                        o.file.as_str().into(),
+                        format!("({})", o.worktrees.join(", ")).into(),
+                    ],
+                    ..render::Row::default()
+                })
+                .collect(),
+        };
+        text.push_str(&table.render(term));
     }
+    out.write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// A worktree that is there, clean, and holds no commit of its own: one name on the summary line.
+fn nothing_to_merge(w: &Work) -> bool {
+    w.state == State::Ok && w.ahead == Some(0) && w.dirty == Some(false)
+}
+
+/// One worktree's line: name, branch, its commits, where they stand against the upstream and the
+/// trunk, and whether the checkout is dirty or gone; its newest commits under it.
+fn row(w: &Work, trunk: &str) -> render::Row {
+    let work = match w.ahead {
+        Some(0) => "no commits".to_owned(),
+        Some(1) => "1 commit".to_owned(),
+        Some(n) => format!("{n} commits"),
+        None => "-".to_owned(),
+    };
+    let upstream = match (w.state, &w.branch, w.unpushed) {
+        (State::Ok, Some(_), None) => Cell::painted("no upstream", Paint::Dim),
+        (_, _, Some(0)) => Cell::painted("pushed", Paint::Green),
+        (_, _, Some(n)) => Cell::painted(format!("{n} unpushed"), Paint::Yellow),
+        _ => "-".into(),
+    };
+    let into_trunk = match w.merges_cleanly {
+        Some(false) => Cell::painted(format!("conflicts with {trunk}"), Paint::Red),
+        Some(true) if w.ahead.unwrap_or(0) > 0 => {
+            Cell::painted(format!("merges cleanly into {trunk}"), Paint::Green)
+        }
+        _ => Cell::default(),
+    };
+    let state = match (w.state, w.dirty) {
+        (State::Missing, _) => Cell::painted("missing", Paint::Red),
+        (_, Some(true)) => Cell::painted("dirty", Paint::Yellow),
+        _ => Cell::default(),
+    };
+    let mut details: Vec<Cell> = w
+        .commits
+        .iter()
+        .take(SHOWN_COMMITS)
+        .map(|c| format!("{} {}", crate::git::short(&c.id), c.subject).into())
+        .collect();
+    if w.commits.len() > SHOWN_COMMITS {
+        details.push(format!("... {} more", w.commits.len() - SHOWN_COMMITS).into());
+    }
+    render::Row {
+        mark: None,
+        cells: vec![
+            Cell::painted(w.name.as_str(), Paint::Bold),
+            w.branch.as_deref().unwrap_or("(detached)").into(),
+            work.into(),
+            upstream,
+            into_trunk,
+            state,
+        ],
+        details,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! `git berth list`: every managed worktree with its branch, base, ahead/behind and dirtiness,
 //! computed in parallel, one worktree per thread. Table and JSON come from one value.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use serde::Serialize;
 use crate::git::{graph, quick, status};
 use crate::inventory::{self, Entry, Kind};
 use crate::registry::{SetupState, Store};
+use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
 use crate::session::{self, Hold};
 
@@ -141,7 +143,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let entries = inventory::entries(ctx, &registry, args.all)?;
     let trunk = args.full.then(|| ctx.trunk());
     let mut rows = rows(ctx.current.as_deref(), &entries, trunk.as_deref());
-    let mut mine = std::collections::HashSet::new();
+    let mut mine = HashSet::new();
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = &entry.record {
             let hold = session::hold(record.claim.as_ref(), &me, ttl);
@@ -168,7 +170,8 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     if args.json {
         super::write_json(out, &listing)
     } else {
-        table(out, &listing.worktrees, args.full)
+        let term = Terminal::detect(|key| ctx.config_string(key));
+        table(out, &listing.worktrees, &mine, args.full, &term)
     }
 }
 
@@ -242,7 +245,15 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
     row
 }
 
-fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
+/// The table a person reads: fitted to the terminal (path first, then status and branch), full
+/// width into a pipe or with `--full`, coloured only where git would colour.
+fn table(
+    out: &mut dyn Write,
+    rows: &[Row],
+    mine: &HashSet<String>,
+    full: bool,
+    term: &Terminal,
+) -> Result<()> {
     if rows.is_empty() {
         eprintln!(
             "no worktrees yet; make one with {} add <name>",
@@ -250,98 +261,158 @@ fn table(out: &mut dyn Write, rows: &[Row], full: bool) -> Result<()> {
         );
         return Ok(());
     }
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let base = match (&r.base_ref, &r.base) {
-                (Some(name), Some(id)) => format!("{name}@{}", crate::git::short(id)),
-                _ => "-".to_owned(),
-            };
-            let drift = match (r.ahead, r.behind) {
-                (Some(a), Some(b)) => format!("+{a} -{b}"),
-                _ => "-".to_owned(),
-            };
-            let mut state = Vec::new();
-            if r.kind != Kind::Managed {
-                state.push(r.kind.as_str());
-            }
-            state.push(match (r.state, r.dirty) {
-                (State::Missing, _) => "missing",
-                (State::Creating, _) => "creating",
-                (_, Some(true)) => "dirty",
-                (_, Some(false)) => "clean",
-                _ => "unknown",
-            });
-            if r.locked {
-                state.push("locked");
-            }
-            match r.setup {
-                Some(Setup::Pending) => state.push("setup pending"),
-                Some(Setup::Failed) => state.push("setup failed"),
-                _ => {}
-            }
-            let status = match (r.status, &r.claimed_by) {
-                (Some(Status::Claimed), Some(who)) => format!("claimed by {who}"),
-                (Some(status), _) => status.as_str().to_owned(),
-                (None, _) => "-".to_owned(),
-            };
-            let mut cells = vec![
-                r.name.clone(),
-                status,
-                r.branch.clone().unwrap_or_else(|| "(detached)".to_owned()),
-                base,
-                drift,
-                state.join(","),
-            ];
-            if full {
-                cells.push(match r.ports {
-                    Some(b) => format!("{}-{}", b.first, b.first + b.count - 1),
-                    None => "-".to_owned(),
-                });
-                cells.push(
-                    match r.merged {
-                        Some(true) => "yes",
-                        Some(false) => "no",
-                        None => "-",
-                    }
-                    .to_owned(),
-                );
-                cells.push(r.last_commit.clone().unwrap_or_else(|| "-".to_owned()));
-            }
-            cells.push(r.path.display().to_string());
-            cells
-        })
-        .collect();
-    let mut header = vec!["NAME", "STATUS", "BRANCH", "BASE", "AHEAD", "STATE"];
+    let mut columns = vec![
+        Column::cut("NAME", Cut::End, 1, 10),
+        Column::cut("STATUS", Cut::End, 1, 14),
+        Column::cut("BRANCH", Cut::Middle, 1, 12),
+        Column::keep("BASE"),
+        Column::keep("AHEAD"),
+        Column::keep("STATE"),
+    ];
     if full {
-        header.extend(["PORTS", "MERGED", "LAST COMMIT"]);
+        columns.extend([
+            Column::keep("PORTS"),
+            Column::keep("MERGED"),
+            Column::cut("LAST COMMIT", Cut::End, 0, 20),
+        ]);
     }
-    header.push("PATH");
-    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in &cells {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
+    columns.push(Column::cut("PATH", Cut::Middle, 0, 12));
+    let table = Table {
+        columns,
+        header: true,
+        gutter: true,
+        rows: rows
+            .iter()
+            .map(|r| cells(r, mine.contains(&r.name), full, term))
+            .collect(),
+    };
+    let term = if full {
+        Terminal {
+            width: None,
+            ..*term
+        }
+    } else {
+        *term
+    };
+    out.write_all(table.render(&term).as_bytes())?;
+    Ok(())
+}
+
+/// One worktree's cells, in the columns' order. A claim of the caller's own session says "you":
+/// the session's id is for telling others apart.
+fn cells(r: &Row, yours: bool, full: bool, term: &Terminal) -> render::Row {
+    let base = match (&r.base_ref, &r.base) {
+        (Some(name), Some(id)) => {
+            Cell::painted(format!("{name}@{}", crate::git::short(id)), Paint::Dim)
+                .or_shorter(name.as_str())
+        }
+        _ => "-".into(),
+    };
+    let drift = match (r.ahead, r.behind) {
+        (Some(a), Some(b)) => Cell::painted(
+            term.ahead_behind(a, b),
+            if b > 0 {
+                Paint::Yellow
+            } else if a > 0 {
+                Paint::Green
+            } else {
+                Paint::Dim
+            },
+        ),
+        _ => "-".into(),
+    };
+    let status = match (r.status, &r.claimed_by) {
+        (Some(Status::Claimed), _) if yours => Cell::painted("claimed by you", Paint::Green),
+        (Some(Status::Claimed), Some(who)) => {
+            Cell::painted(format!("claimed by {who}"), Paint::Yellow)
+        }
+        (Some(Status::Stale), _) => Cell::painted(
+            match &r.stale_reason {
+                Some(reason) => format!("stale ({reason})"),
+                None => "stale".to_owned(),
+            },
+            Paint::Red,
+        ),
+        (Some(status), _) => Cell::painted(status.as_str(), Paint::Green),
+        (None, _) => "-".into(),
+    };
+    let mut cells = vec![
+        if r.current {
+            Cell::painted(r.name.as_str(), Paint::Bold)
+        } else {
+            r.name.as_str().into()
+        },
+        status,
+        r.branch.as_deref().unwrap_or("(detached)").into(),
+        base,
+        drift,
+        state(r),
+    ];
+    if full {
+        cells.push(match r.ports {
+            Some(b) => format!("{}-{}", b.first, b.first + b.count - 1).into(),
+            None => "-".into(),
+        });
+        cells.push(match r.merged {
+            Some(true) => Cell::painted("yes", Paint::Green),
+            Some(false) => Cell::painted("no", Paint::Yellow),
+            None => "-".into(),
+        });
+        cells.push(r.last_commit.as_deref().unwrap_or("-").into());
+    }
+    cells.push(r.path.display().to_string().into());
+    render::Row {
+        mark: r.current.then(|| Cell::painted("*", Paint::Bold)),
+        cells,
+        details: Vec::new(),
+    }
+}
+
+/// What the checkout is: its kind when not managed, clean or dirty or why it cannot be looked
+/// at, a lock, an unfinished setup; coloured by the worst of them.
+fn state(r: &Row) -> Cell {
+    let mut words = Vec::new();
+    if r.kind != Kind::Managed {
+        words.push(r.kind.as_str());
+    }
+    let mut paint = Paint::Green;
+    words.push(match (r.state, r.dirty) {
+        (State::Missing, _) => {
+            paint = Paint::Red;
+            "missing"
+        }
+        (State::Creating, _) => {
+            paint = Paint::Yellow;
+            "creating"
+        }
+        (_, Some(true)) => {
+            paint = Paint::Yellow;
+            "dirty"
+        }
+        (_, Some(false)) => "clean",
+        _ => {
+            paint = Paint::Yellow;
+            "unknown"
+        }
+    });
+    if r.locked {
+        words.push("locked");
+        if paint == Paint::Green {
+            paint = Paint::Yellow;
         }
     }
-    let line = |marker: &str, cells: &[String]| {
-        let mut text = marker.to_owned();
-        for (i, cell) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                text.push_str(cell);
-            } else {
-                text.push_str(&format!("{cell:<width$}  ", width = widths[i]));
+    match r.setup {
+        Some(Setup::Pending) => {
+            words.push("setup pending");
+            if paint == Paint::Green {
+                paint = Paint::Yellow;
             }
         }
-        text
-    };
-    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-    writeln!(out, "{}", line("  ", &header))?;
-    for (row, cells) in rows.iter().zip(&cells) {
-        writeln!(
-            out,
-            "{}",
-            line(if row.current { "* " } else { "  " }, cells)
-        )?;
+        Some(Setup::Failed) => {
+            words.push("setup failed");
+            paint = Paint::Red;
+        }
+        _ => {}
     }
-    Ok(())
+    Cell::painted(words.join(","), paint)
 }
