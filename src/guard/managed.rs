@@ -130,6 +130,15 @@ const IN_HOME: [Tail; 14] = [
 /// it takes the file with it. Names compare without regard to ASCII case, as they do on the
 /// file systems of macOS and Windows.
 pub fn is_managed(path: &Path, home: Option<&Path>) -> bool {
+    // Every managed path, or folder holding one, has a component named like the first segment
+    // of some entry (`.claude`, `.codex`, ...): most paths have none, and are answered at once.
+    let firsts = first_segments();
+    if !path
+        .components()
+        .any(|c| firsts.iter().any(|f| is_named(c, f)))
+    {
+        return false;
+    }
     let installed = INSTALLED.iter().map(|i| match i.kind {
         Kind::Merge | Kind::Whole => file(i.path),
         Kind::WholeInLoadedFolder => folder(i.path.rsplit_once('/').map_or(i.path, |(d, _)| d)),
@@ -161,6 +170,22 @@ fn prefixes(tail: &str) -> impl Iterator<Item = &str> {
 }
 
 /// The last components of `path` are the `/`-separated segments of `segments`.
+/// The first segment of every entry, found once per process.
+fn first_segments() -> &'static [&'static str] {
+    static FIRSTS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    FIRSTS.get_or_init(|| {
+        let mut firsts: Vec<&'static str> = INSTALLED
+            .iter()
+            .map(|i| i.path)
+            .chain(BESIDE.iter().chain(IN_HOME.iter()).map(|t| t.path))
+            .map(|t| t.split('/').next().unwrap_or(t))
+            .collect();
+        firsts.sort_unstable();
+        firsts.dedup();
+        firsts
+    })
+}
+
 fn ends_with(path: &Path, segments: &str) -> bool {
     let mut components = path.components().rev();
     segments

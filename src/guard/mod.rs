@@ -178,6 +178,7 @@ pub fn decide_in(
         primaries: Vec::new(),
         home: env.home,
         in_primary: None,
+        listings: probe::Listings::default(),
     };
     // The primary of where the agent stands is the one a path may contain.
     match judge.place(&action.cwd) {
@@ -243,17 +244,19 @@ pub fn effects_of(action: &Action, env: shell::Env<'_>) -> Result<Vec<Effect>, S
 
 struct Judge<'p, 'h> {
     probe: &'p mut dyn FnMut(&Path) -> std::io::Result<Place>,
-    places: HashMap<PathBuf, Place>,
+    /// Keyed by the path's bytes (hashing a `Path` walks its components).
+    places: HashMap<std::ffi::OsString, Place>,
     /// Primary checkouts known so far: a path that contains one may write into it.
     primaries: Vec<PathBuf>,
     home: Option<&'h Path>,
     /// The agent stands in this primary checkout: everything must land in linked worktrees.
     in_primary: Option<PathBuf>,
+    listings: probe::Listings,
 }
 
 impl Judge<'_, '_> {
     fn place(&mut self, path: &Path) -> std::io::Result<Place> {
-        if let Some(p) = self.places.get(path) {
+        if let Some(p) = self.places.get(path.as_os_str()) {
             return Ok(p.clone());
         }
         let p = (self.probe)(path)?;
@@ -262,7 +265,7 @@ impl Judge<'_, '_> {
         {
             self.primaries.push(root.clone());
         }
-        self.places.insert(path.to_path_buf(), p.clone());
+        self.places.insert(path.as_os_str().to_owned(), p.clone());
         Ok(p)
     }
 
@@ -303,7 +306,7 @@ impl Judge<'_, '_> {
                         what: format!("{} is git's own; only git writes it", path.display()),
                     });
                 }
-                if hard_linked(path) {
+                if !self.listings.absent(path) && hard_linked(path) {
                     return Some(Block::Failed {
                         what: format!(
                             "{} is hard-linked, so writing it may change a file in the primary checkout",

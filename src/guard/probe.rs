@@ -86,7 +86,9 @@ enum Step {
 /// command naming thousands of paths stays fast.
 #[derive(Default)]
 pub struct Locator {
-    known: std::collections::HashMap<PathBuf, Place>,
+    /// Keyed by the path's bytes: hashing a `Path` walks its components, too slow for thousands.
+    known: std::collections::HashMap<std::ffi::OsString, Place>,
+    listings: Listings,
     /// Paths found not to exist: nothing below them does either.
     missing: std::collections::HashSet<PathBuf>,
 }
@@ -96,7 +98,7 @@ const INHERIT_DEPTH: usize = 8;
 
 impl Locator {
     pub fn locate(&mut self, path: &Path) -> io::Result<Place> {
-        if let Some(p) = self.known.get(path) {
+        if let Some(p) = self.known.get(path.as_os_str()) {
             return Ok(p.clone());
         }
         // The folders between `path` and the nearest located ancestor, nearest last.
@@ -104,7 +106,7 @@ impl Locator {
         let mut up = path.parent();
         let mut from = None;
         while let Some(dir) = up {
-            if let Some(p) = self.known.get(dir) {
+            if let Some(p) = self.known.get(dir.as_os_str()) {
                 from = Some(p.clone());
                 break;
             }
@@ -125,7 +127,12 @@ impl Locator {
                 if missing {
                     self.missing.insert(p.to_path_buf());
                 } else {
-                    match lies_with_parent(p) {
+                    let seen = if self.listings.absent(p) {
+                        Some(true)
+                    } else {
+                        lies_with_parent(p)
+                    };
+                    match seen {
                         Some(gone) => {
                             missing = gone;
                             if gone {
@@ -138,16 +145,94 @@ impl Locator {
                         }
                     }
                 }
-                self.known.insert(p.to_path_buf(), place.clone());
+                self.known.insert(p.as_os_str().to_owned(), place.clone());
             }
             if inherited {
-                return Ok(self.known[path].clone());
+                return Ok(self.known[path.as_os_str()].clone());
             }
         }
         let place = locate(path)?;
-        self.known.insert(path.to_path_buf(), place.clone());
+        self.known
+            .insert(path.as_os_str().to_owned(), place.clone());
         Ok(place)
     }
+}
+
+/// After this many paths looked up in one folder, its names are read once instead.
+const LIST_AFTER: u32 = 8;
+
+/// More names than this in a folder and it is not read whole: each path is looked up.
+const LIST_AT_MOST: usize = 65_536;
+
+/// The names in folders where a command names many paths, read once per folder: telling that
+/// thousands of named paths do not exist costs one directory read instead of one `lstat` each.
+#[derive(Default)]
+pub struct Listings {
+    asked: std::collections::HashMap<std::ffi::OsString, u32>,
+    names: std::collections::HashMap<
+        std::ffi::OsString,
+        Option<std::collections::HashSet<std::ffi::OsString>>,
+    >,
+    gone: std::collections::HashSet<std::ffi::OsString>,
+}
+
+impl Listings {
+    /// True when `path` certainly does not exist: its folder was read and does not hold it, or
+    /// its folder itself was found absent the same way. False when it may (or nobody knows yet):
+    /// the caller looks.
+    pub fn absent(&mut self, path: &Path) -> bool {
+        if self.listed_absent(path) {
+            return true;
+        }
+        if path.parent().is_some_and(|dir| self.listed_absent(dir)) {
+            self.gone.insert(path.as_os_str().to_owned());
+            return true;
+        }
+        false
+    }
+
+    fn listed_absent(&mut self, path: &Path) -> bool {
+        if self.gone.contains(path.as_os_str()) {
+            return true;
+        }
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        if !self.names.contains_key(dir.as_os_str()) {
+            let asked = self.asked.entry(dir.as_os_str().to_owned()).or_insert(0);
+            *asked += 1;
+            if *asked < LIST_AFTER {
+                return false;
+            }
+            self.names
+                .insert(dir.as_os_str().to_owned(), read_names(dir));
+        }
+        let absent = match &self.names[dir.as_os_str()] {
+            Some(names) => !names.contains(name),
+            None => false,
+        };
+        if absent {
+            self.gone.insert(path.as_os_str().to_owned());
+        }
+        absent
+    }
+}
+
+/// The names in `dir`; none at all when it does not exist; `None` when it cannot be read whole.
+fn read_names(dir: &Path) -> Option<std::collections::HashSet<std::ffi::OsString>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if is_missing(&e) => return Some(Default::default()),
+        Err(_) => return None,
+    };
+    let mut names = std::collections::HashSet::new();
+    for entry in entries {
+        names.insert(entry.ok()?.file_name());
+        if names.len() > LIST_AT_MOST {
+            return None;
+        }
+    }
+    Some(names)
 }
 
 /// `Some(true)` when nothing is at `path`, `Some(false)` when a plain file or a plain folder
