@@ -1,6 +1,7 @@
 //! The state files berth owns (registry, port blocks, trust): read whole, written whole to a temp
 //! file that is renamed over the old one. A file that cannot be read as what it should be is an
-//! error naming it; it is never overwritten.
+//! error naming it; it is never overwritten. A temp file left by a killed writer goes with the
+//! next write.
 
 use std::fs;
 use std::io::Write as _;
@@ -8,7 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context as _, Result};
 
-use crate::{error, names};
+use crate::{error, names, process};
 
 /// The file's text, or `None` when it does not exist. `what` names it in errors ("registry").
 pub fn read_text(path: &Path, what: &str) -> Result<Option<String>> {
@@ -39,6 +40,32 @@ fn temp_path(path: &Path) -> std::path::PathBuf {
     path.with_file_name(format!(".{file_name}.tmp.{}", std::process::id()))
 }
 
+/// Remove the temp files of `path` whose writer is gone (killed between making and renaming
+/// it): `.<name>.tmp.<pid>` of a pid that no longer runs. Best effort: what cannot be read or
+/// removed stays for a later write.
+fn remove_dead_temps(path: &Path) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let prefix = format!(".{}.tmp.", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let pid = file_name
+            .to_str()
+            .and_then(|n| n.strip_prefix(&prefix))
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !process::alive(pid, None)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// Whether `path` can be written as [`write_atomic`] writes it: its temp file is made beside it
 /// and removed again, and nothing else changes. For a command that must refuse before it
 /// destroys anything, rather than find out after. `what` names the file in the refusal.
@@ -62,6 +89,7 @@ pub fn check_writable(path: &Path, what: &str) -> Result<()> {
 /// Write `bytes` to a temp file beside `path`, flush it to disk, then rename it over `path`, so a
 /// reader sees the old file or the new one, never a part. `mode` sets Unix permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
+    remove_dead_temps(path);
     let tmp = temp_path(path);
     let written = (|| -> std::io::Result<()> {
         let mut file = fs::File::create(&tmp)?;
@@ -79,4 +107,40 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> 
         return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_removes_the_temp_files_of_dead_writers_and_leaves_live_ones() {
+        let dir = std::env::temp_dir().join(format!("berth-statefile-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("registry.toml");
+        // A pid that ran and is gone: a child that has exited and been reaped.
+        let dead = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        let mut dead = dead;
+        dead.wait().unwrap();
+        let live_pid = 1; // init runs as long as the machine does
+        let dead_tmp = dir.join(format!(".registry.toml.tmp.{dead_pid}"));
+        let live_tmp = dir.join(format!(".registry.toml.tmp.{live_pid}"));
+        let other_file = dir.join(format!(".ports.toml.tmp.{dead_pid}"));
+        for tmp in [&dead_tmp, &live_tmp, &other_file] {
+            fs::write(tmp, "half").unwrap();
+        }
+
+        write_atomic(&path, b"version = 1\n", None).unwrap();
+
+        assert_eq!(fs::read(&path).unwrap(), b"version = 1\n");
+        assert!(!dead_tmp.exists(), "a dead writer's temp file goes");
+        assert!(live_tmp.exists(), "a live writer's stays");
+        assert!(
+            other_file.exists(),
+            "another file's temp files are its own writes' business"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -311,3 +311,89 @@ fn remove_and_clean_refuse_before_destroying_anything_when_the_registry_cannot_b
     assert!(!auth.exists());
     assert!(marker.exists());
 }
+
+/// The temp files of berth's state files left in `dir` (`.<file>.tmp.<pid>`).
+fn temp_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains(".tmp."))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kills at random short delays, over commands that write the registry (claim, release) and the
+/// ports file too (remove of a worktree with a block). Not over `add`: a kill inside its rollback's
+/// branch deletion leaves `.git/config.lock` (gix locks the config to drop `branch.<name>`), which
+/// is not berth's state file.
+#[test]
+fn a_kill_loop_over_claim_release_and_remove_leaves_no_temp_file_after_the_next_command() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.port_range(&repo, 32000, 100);
+    sb.install(&repo, &["--ports", "10"]);
+    sb.commit_all(&repo, "ports");
+    sb.add(&repo, &["auth"]);
+    for i in 0..10 {
+        sb.add(&repo, &[&format!("w{i}")]);
+    }
+    // Short pseudo-random delays (no dependency for one test): an LCG seeded by the clock.
+    let mut seed = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos(),
+    );
+    let mut next_delay = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::time::Duration::from_micros((seed >> 33) % 15_000)
+    };
+    for i in 0..30 {
+        let name = format!("w{}", i / 3);
+        let args: Vec<&str> = match i % 3 {
+            0 => vec!["--session", "s1", "claim", "auth"],
+            1 => vec!["--session", "s1", "release", "auth"],
+            _ => vec!["remove", "--force", &name],
+        };
+        let mut child = sb
+            .berth_command(&repo, &args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(next_delay());
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+    }
+    // Whatever the kills hit, also leave one temp file of a dead writer beside each state file.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let state = sb.common_dir(&repo).join("berth");
+    std::fs::write(state.join(format!(".registry.toml.tmp.{dead}")), "half").unwrap();
+    std::fs::write(
+        sb.worktrees().join(format!(".ports.toml.tmp.{dead}")),
+        "half",
+    )
+    .unwrap();
+
+    sb.add(&repo, &["next"]);
+
+    assert_eq!(temp_files(&state), Vec::<String>::new());
+    assert_eq!(temp_files(&sb.worktrees()), Vec::<String>::new());
+    // And the removals the kills cut short are finished by the next command that locks.
+    sb.berth_ok(&repo, &["prune"]);
+    let rows = sb.list_rows(&repo, false);
+    assert!(rows.iter().all(|r| r["state"] == "ok"), "{rows:?}");
+    assert_eq!(
+        sb.git(&repo, &["worktree", "prune", "--dry-run", "-v"]),
+        "",
+        "git finds nothing to prune"
+    );
+    assert_eq!(git_worktrees(&sb, &repo).len(), rows.len() + 1);
+}
