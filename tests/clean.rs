@@ -192,7 +192,8 @@ fn clean_dry_run_says_what_it_would_do_and_changes_nothing() {
 
     assert_eq!(sb.state(&repo), before, "a dry run changes nothing");
     assert_eq!(report["dry_run"], true);
-    assert_eq!(report["removed"], 4, "counts what it would remove");
+    assert_eq!(report["removed"], 0, "a dry run removes nothing");
+    assert_eq!(report["would_remove"], 4, "counts what it would remove");
     assert_eq!(report["kept"], 4);
     let o = outcomes(&report);
     assert_eq!(o["fresh"], ("would remove".to_owned(), Value::Null));
@@ -336,15 +337,56 @@ fn ignored_files_do_not_keep_a_landed_worktree() {
 }
 
 #[test]
-fn clean_keeps_a_worktree_your_own_session_still_holds() {
+fn your_own_clean_removes_your_own_landed_worktrees_and_keeps_another_sessions() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     sb.berth_ok(&repo, &["--session", "me", "add", "mine"]);
+    let other = Agent::spawn();
+    let out = sb.berth_as(&repo, "them", other.pid(), &["add", "theirs"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
 
     let report = sb.berth_json(&repo, &["--session", "me", "clean", "--json"]);
+    assert_eq!(outcomes(&report)["mine"], removed(), "{report}");
+    assert_eq!(outcomes(&report)["theirs"], kept("claimed by them"));
+}
 
-    assert_eq!(outcomes(&report)["mine"], kept("claimed by me"));
-    sb.berth_ok(&repo, &["--session", "me", "release", "mine"]);
-    let report = sb.berth_json(&repo, &["--session", "me", "clean", "--json"]);
-    assert_eq!(outcomes(&report)["mine"], removed());
+#[test]
+fn clean_gives_every_reason_a_worktree_stays() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let other = Agent::spawn();
+    let out = sb.berth_as(&repo, "them", other.pid(), &["add", "busy", "--json"]);
+    let path = serde_json::from_slice::<Value>(&out.stdout).unwrap()["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::fs::write(Path::new(&path).join("scratch.txt"), "x").unwrap();
+    let report = sb.berth_json(&repo, &["clean", "--json"]);
+    assert_eq!(outcomes(&report)["busy"], kept("claimed by them, dirty"));
+}
+
+#[test]
+fn clean_delete_branch_deletes_the_landed_branches_it_removes() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["add", "done"]);
+    assert!(sb.has_branch(&repo, "berth/done"));
+    let report = sb.berth_json(&repo, &["clean", "--delete-branch", "--json"]);
+    assert_eq!(outcomes(&report)["done"], removed());
+    assert!(!sb.has_branch(&repo, "berth/done"));
+}
+
+#[test]
+fn a_dry_run_counts_what_it_would_remove_apart_from_what_it_removed() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["add", "done"]);
+    let report = sb.berth_json(&repo, &["clean", "--dry-run", "--json"]);
+    assert_eq!(report["removed"], 0, "{report}");
+    assert_eq!(report["would_remove"], 1, "{report}");
+    assert!(
+        sb.list_rows(&repo, false)
+            .iter()
+            .any(|r| r["name"] == "done")
+    );
 }

@@ -13,13 +13,16 @@ pub struct CleanArgs {
     /// Say what would be removed and kept, change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
-    /// Print JSON: {"worktrees": [...], "removed": n, "kept": n, "dry_run": bool}
+    /// Delete the branches of the worktrees it removes (they are landed: nothing is lost)
+    #[arg(long, short = 'd')]
+    pub delete_branch: bool,
+    /// Print JSON: {"worktrees": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}
     #[arg(long)]
     pub json: bool,
 }
 
 pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
-    let report = sweep::clean(ctx, args.dry_run)?;
+    let report = sweep::clean(ctx, args.dry_run, args.delete_branch)?;
     // A broken worktree is kept, never guessed at: say once how to get past it.
     if let Some(broken) = report.worktrees.iter().find(|o| {
         o.reason
@@ -45,10 +48,15 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
             Some(reason) => writeln!(out, "kept         {:<width$}  {reason}", o.name)?,
             None => writeln!(
                 out,
-                "{:<12} {:<width$}  branch {} kept",
+                "{:<12} {:<width$}  branch {} {}",
                 o.outcome.as_str(),
                 o.name,
-                o.branch
+                o.branch,
+                if args.delete_branch {
+                    "deleted"
+                } else {
+                    "kept"
+                }
             )?,
         }
     }
@@ -60,7 +68,7 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
         } else {
             "removed"
         },
-        report.removed,
+        report.removed + report.would_remove,
         report.kept
     )?;
     Ok(())

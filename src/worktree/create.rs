@@ -202,7 +202,7 @@ fn reserve(
     let given = match setup::try_give_ports(ctx, &record, in_force)? {
         Ok(given) => given,
         Err(_) => {
-            let removed = super::sweep::sweep(ctx, locked, false)?
+            let removed = super::sweep::sweep(ctx, locked, false, false)?
                 .iter()
                 .filter(|o| o.reason.is_none())
                 .count();

@@ -42,6 +42,31 @@ pub struct Facts {
     pub branch: String,
 }
 
+/// Every reason a worktree stays, in the words `clean` prints (`claimed by s2, dirty`): all
+/// that apply, not only the first.
+pub fn reasons(facts: &Facts) -> Vec<String> {
+    let mut out = Vec::new();
+    if facts.locked.is_some() {
+        out.push("locked".to_owned());
+    }
+    if facts.inside {
+        out.push("current".to_owned());
+    }
+    if let Some(why) = &facts.broken {
+        out.push(format!("broken: {why}"));
+    }
+    if let Some(session) = &facts.claimed_by {
+        out.push(format!("claimed by {session}"));
+    }
+    if facts.dirty {
+        out.push("dirty".to_owned());
+    }
+    if facts.unmerged > 0 {
+        out.push("unmerged".to_owned());
+    }
+    out
+}
+
 /// The pure decision: the first refusal that applies, in order of how much it would lose.
 pub fn verdict(facts: &Facts, force: bool) -> Verdict {
     if let Some(reason) = &facts.locked {
@@ -107,11 +132,11 @@ impl Judge {
 pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Result<Facts> {
     let (me, ttl, trunk) = (&judge.me, judge.ttl, judge.trunk);
     let record = entry.record.as_ref().expect("managed");
-    // `remove` is refused only by another session's live claim (your own is yours to end);
-    // `clean` keeps every worktree held by a live claim, your own included.
+    // Only another session's live claim keeps a worktree: your own is yours to end, by
+    // `remove` or by `clean` (you asked).
+    let _ = scope;
     let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
-        Hold::Mine if scope == Scope::Clean => Some(me.id.clone()),
         _ => None,
     };
     let mut facts = Facts {

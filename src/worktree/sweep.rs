@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::judge::{self, Judge, Scope, Verdict};
+use super::judge::{self, Judge, Scope};
 use crate::inventory;
 use crate::registry::{Locked, Record};
 use crate::repo::Context;
@@ -17,6 +17,8 @@ use crate::repo::Context;
 pub struct Report {
     pub worktrees: Vec<Outcome>,
     pub removed: usize,
+    /// With `--dry-run`: how many it would remove (`removed` is then 0).
+    pub would_remove: usize,
     pub kept: usize,
     pub dry_run: bool,
 }
@@ -72,7 +74,12 @@ impl Outcome {
 
 /// Judge every managed worktree and, unless `dry_run`, remove those that hold nothing of value.
 /// Runs under the registry lock the caller holds (`add` calls it when no port block is free).
-pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Outcome>> {
+pub fn sweep(
+    ctx: &Context,
+    locked: &mut Locked,
+    dry_run: bool,
+    delete_branch: bool,
+) -> Result<Vec<Outcome>> {
     let judge = Judge::new(ctx)?;
     let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
@@ -99,7 +106,10 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Ou
             Some("missing".to_owned())
         } else {
             match judge::facts(ctx, &entry, &judge, Scope::Clean) {
-                Ok(facts) => reason(&judge::verdict(&facts, false)),
+                Ok(facts) => {
+                    let all = judge::reasons(&facts);
+                    (!all.is_empty()).then(|| all.join(", "))
+                }
                 // One worktree that cannot be judged is kept; the others are still swept.
                 Err(err) => Some(crate::error::render(&err).0),
             }
@@ -113,7 +123,7 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool) -> Result<Vec<Ou
             continue;
         }
         outcomes.push(
-            match super::remove::carry_out(ctx, locked, &entry, false, false) {
+            match super::remove::carry_out(ctx, locked, &entry, false, delete_branch) {
                 Ok(_) => Outcome::removed(&record, false),
                 Err(err) => kept(&record, crate::error::render(&err).0),
             },
@@ -132,22 +142,9 @@ fn kept(record: &Record, reason: String) -> Outcome {
     }
 }
 
-/// Why a worktree stays, in the words `clean` prints.
-pub fn reason(verdict: &Verdict) -> Option<String> {
-    match verdict {
-        Verdict::Remove => None,
-        Verdict::Locked(_) => Some("locked".to_owned()),
-        Verdict::Inside => Some("current".to_owned()),
-        Verdict::Claimed(session) => Some(format!("claimed by {session}")),
-        Verdict::Broken(why) => Some(format!("broken: {why}")),
-        Verdict::Dirty => Some("dirty".to_owned()),
-        Verdict::Unmerged { .. } => Some("unmerged".to_owned()),
-    }
-}
-
 /// `clean`: sweep under one lock (a worktree claimed meanwhile is seen as claimed) and count.
 /// Removals cut short earlier are finished first, and counted as removed.
-pub fn clean(ctx: &Context, dry_run: bool) -> Result<Report> {
+pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report> {
     let (mut locked, finished) = if dry_run {
         (
             crate::registry::Store::new(ctx.state_dir()).lock()?,
@@ -164,11 +161,14 @@ pub fn clean(ctx: &Context, dry_run: bool) -> Result<Report> {
         .iter()
         .map(|r| Outcome::removed(r, false))
         .collect();
-    outcomes.extend(sweep(ctx, &mut locked, dry_run)?);
+    outcomes.extend(sweep(ctx, &mut locked, dry_run, delete_branch)?);
     drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
+    let going = outcomes.len() - kept;
+    // A dry run removes nothing: what it would remove is counted apart.
     Ok(Report {
-        removed: outcomes.len() - kept,
+        removed: if dry_run { 0 } else { going },
+        would_remove: if dry_run { going } else { 0 },
         kept,
         dry_run,
         worktrees: outcomes,
