@@ -397,3 +397,107 @@ fn a_kill_loop_over_claim_release_and_remove_leaves_no_temp_file_after_the_next_
     );
     assert_eq!(git_worktrees(&sb, &repo).len(), rows.len() + 1);
 }
+
+/// Wait (at most 10 s) for `path` to hold a whole line; its text.
+fn wait_for_line(path: &Path) -> String {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.ends_with('\n')
+        {
+            return text;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Whether no live process (zombies aside) is left in process group `group`.
+fn group_gone(group: u32) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().all(|entry| {
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            return true;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        fields.first() == Some(&"Z") || fields.get(2) != Some(&group.to_string().as_str())
+    })
+}
+
+#[test]
+fn a_setup_hook_dies_with_a_killed_berth_and_never_finishes() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let started = sb.root.join("started");
+    let marker = sb.root.join("finished");
+    // The hook's shell starts a `sleep` and writes the marker after it: both must die with berth.
+    let setup = format!(
+        "echo $$ > {}; sleep 1; touch {}",
+        common::sh_quote(started.to_str().unwrap()),
+        common::sh_quote(marker.to_str().unwrap())
+    );
+    sb.install(&repo, &["--setup", &setup]);
+    sb.commit_all(&repo, "setup");
+    let mut berth = sb
+        .berth_command(&repo, &["add", "auth"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let group: u32 = wait_for_line(&started).trim().parse().unwrap();
+    let hook_started = std::time::Instant::now();
+
+    berth.kill().unwrap(); // SIGKILL: no handler of berth's runs
+    berth.wait().unwrap();
+
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !group_gone(group) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(common::process_gone(group), "the hook's shell is gone");
+    assert!(group_gone(group), "and so is all it started");
+    // Past the time the hook would have written its marker.
+    std::thread::sleep(
+        std::time::Duration::from_millis(1300).saturating_sub(hook_started.elapsed()),
+    );
+    assert!(!marker.exists(), "the hook never finished");
+}
+
+#[test]
+fn a_setup_result_is_saved_only_for_the_worktree_it_ran_for() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let started = sb.root.join("started");
+    let setup = format!(
+        "echo $$ > {}; sleep 1",
+        common::sh_quote(started.to_str().unwrap())
+    );
+    sb.install(&repo, &["--setup", &setup]);
+    sb.commit_all(&repo, "setup");
+    let first = sb
+        .berth_command(&repo, &["add", "auth"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_line(&started);
+
+    // While its setup runs, another agent removes the worktree and makes one of the same name.
+    let agent = common::Agent::spawn();
+    let out = sb.berth_as(&repo, "s2", agent.pid(), &["remove", "--force", "auth"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let out = sb.berth_as(&repo, "s2", agent.pid(), &["add", "auth", "--no-setup"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    common::wait_at_most(first, std::time::Duration::from_secs(10));
+
+    let row = sb.list_row(&repo, "auth");
+    assert_eq!(row["claimed_by"], "s2", "{row}");
+    assert_eq!(
+        row["setup"], "pending",
+        "the first setup's result is not the new one's: {row}"
+    );
+}

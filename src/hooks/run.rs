@@ -1,12 +1,15 @@
 //! Running a setup or teardown hook: its exact bytes with `sh -c`, in its own process group, so
-//! that a timeout or Ctrl-C stops everything it started. Trust is checked before, by the caller.
+//! that a timeout or Ctrl-C stops everything it started, and so that the group dies with berth
+//! even when berth is killed (a parent-death signal for the leader, a sentinel for the group).
+//! Trust is checked before, by the caller.
 
 use std::ffi::OsStr;
 use std::fmt;
+use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -91,7 +94,8 @@ fn human(d: Duration) -> String {
 /// output goes to berth's stderr, its stdin is null, and it runs in its own process group: past
 /// `timeout`, or on Ctrl-C, the whole group gets TERM, then KILL after
 /// [`names::HOOK_KILL_GRACE_SECS`], and the run fails. Processes the hook leaves behind after it
-/// exits by itself are its own business and are not stopped. Trust is not checked here: call
+/// exits by itself are its own business and are not stopped; while it runs, the group dies with
+/// berth, however berth ends ([`Sentinel`]). Trust is not checked here: call
 /// [`ensure_trusted`](super::trust::ensure_trusted) before anything is created.
 pub fn run(hook: &Hook, cwd: &Path, env: &[(&str, String)], timeout: Duration) -> Result<()> {
     // The hook is not in the terminal's foreground group, so Ctrl-C reaches berth alone (and a
@@ -162,6 +166,7 @@ pub fn run_with(
     for var in INHERITED_UNWANTED {
         cmd.env_remove(var);
     }
+    die_with_parent(&mut cmd);
     cmd.env(names::hook_env::HOOK, hook.name);
     for (key, value) in env {
         cmd.env(key, value);
@@ -171,6 +176,7 @@ pub fn run_with(
         .with_context(|| format!("cannot start hook {} in {}", hook.location(), cwd.display()))?;
     // The child's pid is its process group's id (`process_group(0)`).
     let group = child.id() as libc::pid_t;
+    let _sentinel = Sentinel::start(group);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(child.wait());
@@ -219,6 +225,75 @@ const INHERITED_UNWANTED: &[&str] = &[
     "GIT_OBJECT_DIRECTORY",
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 ];
+
+/// On Linux, the leader gets SIGKILL when berth's thread that started it ends (a kill of berth
+/// included, which no handler of berth's sees). If berth died before that was set, the leader
+/// ends itself at once.
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = std::process::id();
+        // SAFETY: prctl(2), getppid(2) and raise(3) only, which allocate nothing, between fork
+        // and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() as u32 != parent {
+                    libc::raise(libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// Kills a hook's whole process group if berth ends before the hook does: the parent-death
+/// signal reaches the leader alone, and what the leader started would run on, reparented. A
+/// small `sh`, in a process group of its own (so Ctrl-C at the terminal does not end it first),
+/// reads a pipe whose only writer is berth: berth writes a line when the hook is done
+/// ([`Sentinel::stand_down`], also on drop); end of file without one means berth is gone, and
+/// the sentinel kills the group. Best effort: where it cannot start, the leader still dies with
+/// berth.
+struct Sentinel {
+    child: Option<Child>,
+}
+
+impl Sentinel {
+    fn start(group: libc::pid_t) -> Self {
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(r#"read -r done || kill -KILL -"$1" 2>/dev/null"#)
+            .arg("berth-hook-sentinel")
+            .arg(group.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .ok();
+        Sentinel { child }
+    }
+
+    /// The hook is done (or stopped by berth): the sentinel leaves the group alone and exits.
+    fn stand_down(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(b"done\n");
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Sentinel {
+    fn drop(&mut self) {
+        self.stand_down();
+    }
+}
 
 fn judge(status: ExitStatus) -> Result<(), Failure> {
     match (status.code(), status.signal()) {
@@ -435,6 +510,57 @@ mod tests {
             std::thread::sleep(Duration::from_millis(10));
         }
         assert!(!running(pid));
+    }
+
+    /// A process group of its own running two `sleep`s (the leader and one it started), and the
+    /// pid of the one it started.
+    fn a_group_of_two() -> (Child, i32) {
+        let mut leader = Command::new("sh")
+            .arg("-c")
+            .arg("sleep 30 & echo $!; wait")
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(leader.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        (leader, line.trim().parse().unwrap())
+    }
+
+    fn gone_within(pid: i32, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while running(pid) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        !running(pid)
+    }
+
+    #[test]
+    fn the_sentinel_kills_the_whole_group_when_berth_goes_without_a_word() {
+        let (mut leader, started) = a_group_of_two();
+        let mut sentinel = Sentinel::start(leader.id() as libc::pid_t);
+        // What berth's death does to the pipe: its write end closes, nothing written.
+        drop(sentinel.child.as_mut().unwrap().stdin.take());
+        sentinel.child.take().unwrap().wait().unwrap();
+        leader.wait().unwrap();
+        assert!(
+            gone_within(started, Duration::from_secs(2)),
+            "what the hook started dies too"
+        );
+    }
+
+    #[test]
+    fn a_sentinel_that_stands_down_leaves_the_group_alone() {
+        let (mut leader, started) = a_group_of_two();
+        let group = leader.id() as libc::pid_t;
+        Sentinel::start(group).stand_down();
+        assert!(running(leader.id() as i32) && running(started));
+        signal_group(group, libc::SIGKILL);
+        leader.wait().unwrap();
     }
 
     #[test]

@@ -250,8 +250,12 @@ pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks)
     } else {
         SetupState::Failed
     };
+    // The result belongs to the record the hook ran for: if that worktree was removed meanwhile,
+    // or removed and made again under its name, the record now there is not this one's.
     store.update(|registry| {
-        if let Some(entry) = registry.find_exact_mut(&record.name) {
+        if let Some(entry) = registry.find_exact_mut(&record.name)
+            && same_worktree(entry, record)
+        {
             entry.setup = Some(state);
         }
         Ok(())
@@ -271,6 +275,13 @@ pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks)
             ),
         )
     })
+}
+
+/// Whether `now` is the record `then` was, not a later worktree of the same name: made at the
+/// same time, at the same path, held by the same claim (a worktree made again within the same
+/// second by another session still differs by its claim).
+fn same_worktree(now: &Record, then: &Record) -> bool {
+    now.created == then.created && now.path == then.path && now.claim == then.claim
 }
 
 /// Run the teardown hook (from the worktree if it still exists, else the primary checkout) in the
