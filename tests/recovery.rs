@@ -501,3 +501,87 @@ fn a_setup_result_is_saved_only_for_the_worktree_it_ran_for() {
         "the first setup's result is not the new one's: {row}"
     );
 }
+
+/// No Rust debug text in either stream: every error is words.
+fn in_words(out: &std::process::Output) {
+    let text = common::outputs(out);
+    for debug in ["Message {", "Caused by", "Os {", "os error", "kind: "] {
+        assert!(!text.contains(debug), "{debug:?} in {text}");
+    }
+}
+
+/// A refusal of exactly one line and a hint; both returned.
+fn one_line_and_a_hint(out: &std::process::Output) -> (String, String) {
+    in_words(out);
+    assert_eq!(out.status.code(), Some(1), "{}", common::outputs(out));
+    let err = stderr(out);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    let (line, hint) = common::error_lines(&err);
+    let hint = hint.unwrap();
+    assert!(
+        line.starts_with("git berth: ") && hint.starts_with("hint: "),
+        "{err}"
+    );
+    (line, hint)
+}
+
+#[test]
+fn a_worktree_whose_git_file_was_deleted_is_named_with_a_way_out_in_one_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    let kept = sb.add(&repo, &["kept"]);
+    let done = sb.add(&repo, &["done"]);
+    std::fs::remove_file(auth.join(".git")).unwrap();
+    std::fs::remove_file(kept.join(".git")).unwrap();
+
+    let out = sb.berth(&repo, &["list"]);
+    in_words(&out);
+    assert!(out.status.success());
+    assert_eq!(sb.list_row(&repo, "auth")["state"], "missing");
+
+    for args in [&["remove", "auth"][..], &["setup", "auth"]] {
+        let (line, hint) = one_line_and_a_hint(&sb.berth(&repo, args));
+        assert_eq!(
+            line,
+            format!(
+                "git berth: worktree 'auth' is broken: its .git is missing ({})",
+                auth.display()
+            ),
+            "{args:?}"
+        );
+        assert!(
+            hint.contains("git berth remove --force 'auth'") && hint.contains("git berth prune"),
+            "{hint}"
+        );
+    }
+
+    let out = sb.berth(&repo, &["clean"]);
+    in_words(&out);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let table = stdout(&out);
+    assert!(
+        table.contains("auth  broken: its .git is missing") && table.contains("removed      done"),
+        "{table}"
+    );
+    assert!(stderr(&out).starts_with("hint: "), "{}", stderr(&out));
+    assert!(!done.exists(), "one broken worktree does not stop clean");
+
+    // The two ways out: delete what is left, or forget it and keep the files.
+    let out = sb.berth(&repo, &["remove", "--force", "auth"]);
+    in_words(&out);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(!auth.exists());
+    assert!(git_worktree_at(&sb, &repo, &auth).is_none());
+    let out = sb.berth(&repo, &["prune"]);
+    in_words(&out);
+    assert!(
+        stdout(&out).contains("forgot worktree 'kept'") && stdout(&out).contains("its files stay"),
+        "{}",
+        common::outputs(&out)
+    );
+    assert!(kept.join("README.md").exists(), "prune deletes nothing");
+    assert!(git_worktree_at(&sb, &repo, &kept).is_none());
+    assert!(sb.list_rows(&repo, false).is_empty());
+    added_again(&sb, &repo, "auth", &auth);
+}

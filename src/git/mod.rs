@@ -9,10 +9,11 @@ pub mod status;
 pub mod tree;
 pub mod worktrees;
 
-/// A gix error as an anyhow error. gix 0.91's errors do not convert with `?`; `{:#}` keeps the
-/// causes they carry in the one line berth prints.
-pub fn gix_err(e: impl std::fmt::Display) -> anyhow::Error {
-    anyhow::anyhow!("{e:#}")
+/// A gix error as an anyhow error, its causes kept as a chain (not formatted: gix 0.91's `{:#}`
+/// is Rust debug text, `Message { .. } Caused by: Os { code: 28, .. }`), so that
+/// [`crate::error::render`] can say each in words and find the I/O error beneath.
+pub fn gix_err<E: std::error::Error + Send + Sync + 'static>(e: E) -> anyhow::Error {
+    anyhow::Error::new(e)
 }
 
 /// `refs/heads/<short>`, validated as git validates a branch name.
@@ -91,4 +92,18 @@ pub fn tracked_paths(repo: &gix::Repository) -> anyhow::Result<std::collections:
 /// The abbreviated commit id shown to people.
 pub fn short(hex: &str) -> &str {
     &hex[..hex.len().min(7)]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_gix_error_keeps_its_causes_for_the_reporter_never_its_debug_text() {
+        let err = super::gix_err(crate::error::tests::gix_disk_full());
+        let (line, hint) = crate::error::render(&err);
+        assert_eq!(
+            line,
+            "Could not remove the linked worktree: no space left on device"
+        );
+        assert!(hint.is_some_and(|h| h.starts_with("free space")));
+    }
 }

@@ -115,7 +115,7 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
                 "pick another branch, or switch that worktree to another branch first",
             ));
         }
-        return Err(anyhow::anyhow!("{err:#}"))
+        return Err(crate::git::gix_err(err))
             .with_context(|| format!("cannot create worktree {}", path.display()));
     }
     Ok(())

@@ -37,6 +37,16 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
             format!("{} prune", names::TOOL),
         ));
     }
+    if !record.path.join(".git").exists() {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{name}' is broken: {} ({})",
+                super::judge::broken_why(&record.path),
+                record.path.display()
+            ),
+            super::judge::broken_hint(&name),
+        ));
+    }
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
     ensure_trusted(ctx, &in_force)?;
     give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
@@ -206,8 +216,9 @@ fn teardown_gone(entry: &ports::Entry) {
     };
     if let Err(err) = teardown(&other, &record, &primary) {
         crate::error::warn(format_args!(
-            "teardown of gone worktree '{}' failed: {err:#}",
-            entry.name
+            "teardown of gone worktree '{}' failed: {}",
+            entry.name,
+            crate::error::render(&err).0
         ));
     }
 }

@@ -113,8 +113,9 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
             && let Err(err) = super::bring_up::teardown(ctx, record, primary)
         {
             crate::error::warn(format_args!(
-                "teardown of '{}' failed: {err:#}",
-                record.name
+                "teardown of '{}' failed: {}",
+                record.name,
+                crate::error::render(&err).0
             ));
         }
     }

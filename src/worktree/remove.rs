@@ -165,7 +165,10 @@ pub fn carry_out(
                 ),
             ));
         }
-        crate::error::warn(format_args!("{err:#} (removing anyway: --force)"));
+        crate::error::warn(format_args!(
+            "{} (removing anyway: --force)",
+            crate::error::render(&err).0
+        ));
     }
     // From here on a kill leaves a record marked `removing`, which the next command finishes.
     locked.mark_removing(record);
