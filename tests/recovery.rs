@@ -92,11 +92,6 @@ fn clean_finishes_a_killed_remove_and_keeps_going_past_a_broken_worktree() {
     remove_killed_midway(&sb, &repo, "auth", &[]);
     half_removed(&sb, &repo, "auth", &auth);
 
-    // Until then an add of the name says how to get past it, in one line and a hint.
-    let err = sb.berth_err(&repo, &["add", "auth"]);
-    assert_eq!(err.lines().count(), 2, "{err}");
-    assert!(err.lines().nth(1).unwrap().starts_with("hint: "), "{err}");
-
     let out = sb.berth(&repo, &["clean", "--json"]);
     assert!(out.status.success(), "{}", common::outputs(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -584,4 +579,22 @@ fn a_worktree_whose_git_file_was_deleted_is_named_with_a_way_out_in_one_line() {
     assert!(git_worktree_at(&sb, &repo, &kept).is_none());
     assert!(sb.list_rows(&repo, false).is_empty());
     added_again(&sb, &repo, "auth", &auth);
+}
+
+#[test]
+fn add_of_the_name_finishes_a_killed_remove_itself() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let auth = sb.add(&repo, &["auth"]);
+    sb.berth_ok(&repo, &["release", "auth"]);
+    remove_killed_midway(&sb, &repo, "auth", &[]);
+    half_removed(&sb, &repo, "auth", &auth);
+    let out = sb.berth(&repo, &["add", "auth"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(
+        stderr(&out).contains("finished removing worktree 'auth'"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(auth.join(".git").is_file());
 }

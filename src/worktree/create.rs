@@ -59,8 +59,8 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
     let store = Store::new(ctx.state_dir());
-    let mut locked = store.lock()?;
-    roll_back_dead_adds(ctx, &mut locked)?;
+    // Killed adds are rolled back and killed removals finished, so the name is free again.
+    let mut locked = super::lock(ctx)?;
     if locked
         .registry
         .worktrees
@@ -202,10 +202,11 @@ fn reserve(
     let given = match setup::try_give_ports(ctx, &record, in_force)? {
         Ok(given) => given,
         Err(_) => {
-            let removed = super::sweep::sweep(ctx, locked, false, false)?
-                .iter()
-                .filter(|o| o.reason.is_none())
-                .count();
+            let removed =
+                super::sweep::sweep(ctx, locked, false, false, super::judge::Scope::MakeRoom)?
+                    .iter()
+                    .filter(|o| o.reason.is_none())
+                    .count();
             eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
             setup::give_ports(ctx, &record, in_force)?
         }

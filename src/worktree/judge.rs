@@ -104,6 +104,9 @@ pub enum Scope {
     Remove { delete_branch: bool },
     /// `clean`: only the trunk counts (directly or squash-merged); a pushed branch is not landed.
     Clean,
+    /// `add` making room for a port block: as `clean`, but the caller's own claims stay too
+    /// (nobody asked to clean them).
+    MakeRoom,
 }
 
 /// Look at the worktree: lock, claim, where the caller stands, changes, and commits found
@@ -134,9 +137,9 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     let record = entry.record.as_ref().expect("managed");
     // Only another session's live claim keeps a worktree: your own is yours to end, by
     // `remove` or by `clean` (you asked).
-    let _ = scope;
     let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Live => record.claim.as_ref().map(|c| c.session.clone()),
+        Hold::Mine if scope == Scope::MakeRoom => Some(me.id.clone()),
         _ => None,
     };
     let mut facts = Facts {

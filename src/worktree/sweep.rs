@@ -79,6 +79,7 @@ pub fn sweep(
     locked: &mut Locked,
     dry_run: bool,
     delete_branch: bool,
+    scope: Scope,
 ) -> Result<Vec<Outcome>> {
     let judge = Judge::new(ctx)?;
     let registry = locked.registry.clone();
@@ -105,7 +106,7 @@ pub fn sweep(
         } else if !entry.present {
             Some("missing".to_owned())
         } else {
-            match judge::facts(ctx, &entry, &judge, Scope::Clean) {
+            match judge::facts(ctx, &entry, &judge, scope) {
                 Ok(facts) => {
                     let all = judge::reasons(&facts);
                     (!all.is_empty()).then(|| all.join(", "))
@@ -161,7 +162,13 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         .iter()
         .map(|r| Outcome::removed(r, false))
         .collect();
-    outcomes.extend(sweep(ctx, &mut locked, dry_run, delete_branch)?);
+    outcomes.extend(sweep(
+        ctx,
+        &mut locked,
+        dry_run,
+        delete_branch,
+        Scope::Clean,
+    )?);
     drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     let going = outcomes.len() - kept;
