@@ -149,7 +149,7 @@ fn collect_says_whether_each_worktree_merges_cleanly_as_git_merge_tree_does() {
 }
 
 #[test]
-fn collect_forecasts_files_two_worktrees_both_change() {
+fn collect_keeps_listing_the_files_two_worktrees_both_change() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     let a = sb.add(&repo, &["a"]);
@@ -167,16 +167,165 @@ fn collect_forecasts_files_two_worktrees_both_change() {
     assert_eq!(
         overview["conflicts"],
         serde_json::json!([{"file": "src/lib.rs", "worktrees": ["a", "b"]}]),
+        "the field scripts read before the forecast is as it was: {overview}"
+    );
+}
+
+/// `git merge-tree` of two branches: whether they merge cleanly, and the files it stops on.
+fn git_merge_tree(sb: &Sandbox, repo: &Path, a: &str, b: &str) -> (bool, Vec<String>) {
+    let out = sb.git_output(
+        repo,
+        &[
+            "merge-tree",
+            "--write-tree",
+            "--name-only",
+            "--no-messages",
+            a,
+            b,
+        ],
+    );
+    let clean = match out.status.code() {
+        Some(0) => true,
+        Some(1) => false,
+        other => panic!(
+            "git merge-tree failed ({other:?}): {}",
+            common::outputs(&out)
+        ),
+    };
+    let files = stdout(&out).lines().skip(1).map(str::to_owned).collect();
+    (clean, files)
+}
+
+/// A README of ten numbered lines, committed on main.
+fn ten_lines(sb: &Sandbox, repo: &Path) -> String {
+    let text: String = (1..=10).map(|n| format!("line {n}\n")).collect();
+    sb.commit_file(repo, "README.md", &text);
+    text
+}
+
+#[test]
+fn collect_forecasts_a_conflict_on_one_line_apart_from_a_harmless_overlap() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let readme = ten_lines(&sb, &repo);
+    // a and b rewrite line 4 each their own way: a real conflict.
+    let a = sb.add(&repo, &["a"]);
+    sb.commit_file(&a, "README.md", &readme.replace("line 4\n", "line four\n"));
+    let b = sb.add(&repo, &["b"]);
+    sb.commit_file(&b, "README.md", &readme.replace("line 4\n", "LINE 4\n"));
+    // c touches the README too, far from line 4: an overlap with both that merges cleanly.
+    let c = sb.add(&repo, &["c"]);
+    sb.commit_file(&c, "README.md", &readme.replace("line 9\n", "line nine\n"));
+    // d overlaps nothing.
+    let d = sb.add(&repo, &["d"]);
+    sb.commit_file(&d, "docs/d.md", "d\n");
+
+    let overview = sb.berth_json(&repo, &["collect", "--json"]);
+
+    assert_eq!(
+        git_merge_tree(&sb, &repo, "berth/a", "berth/b"),
+        (false, vec!["README.md".to_owned()]),
+        "git agrees that a and b conflict"
+    );
+    assert!(git_merge_tree(&sb, &repo, "berth/a", "berth/c").0);
+    assert!(git_merge_tree(&sb, &repo, "berth/b", "berth/c").0);
+    assert_eq!(
+        overview["forecast"],
+        serde_json::json!({
+            "conflicts": [
+                {"worktrees": ["a", "b"], "file": "README.md", "lines": [{"start": 4, "end": 4}]}
+            ],
+            "overlaps": [
+                {"worktrees": ["a", "c"], "file": "README.md"},
+                {"worktrees": ["b", "c"], "file": "README.md"}
+            ]
+        }),
         "{overview}"
     );
+    assert_eq!(
+        overview["conflicts"],
+        serde_json::json!([{"file": "README.md", "worktrees": ["a", "b", "c"]}]),
+        "the old field still lists every shared file"
+    );
+    for name in ["a", "b", "c"] {
+        assert_eq!(
+            work(&overview, name)["merges_cleanly"],
+            true,
+            "into main, alone"
+        );
+    }
+
     let text = sb.berth_ok(&repo, &["collect"]);
     let (_, forecast) = text
-        .split_once("files changed in more than one worktree:")
+        .split_once("forecast:")
         .unwrap_or_else(|| panic!("a forecast section: {text}"));
-    let lines: Vec<&str> = forecast.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "{text}");
-    assert!(lines[0].contains("src/lib.rs"), "{text}");
-    assert!(lines[0].contains("(a, b)"), "{text}");
+    let lines: Vec<Vec<&str>> = forecast
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            vec!["conflict", "a", "+", "b", "README.md", "line", "4"],
+            vec!["overlap", "a", "+", "c", "README.md", "merges", "cleanly"],
+            vec!["overlap", "b", "+", "c", "README.md", "merges", "cleanly"],
+        ],
+        "{text}"
+    );
+    assert!(!forecast.contains(" d "), "d overlaps nothing: {text}");
+}
+
+#[test]
+fn collect_forecasts_a_change_against_a_deletion_as_a_conflict_without_lines() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let keep = sb.add(&repo, &["keep"]);
+    sb.commit_file(&keep, "src/lib.rs", "fn kept() {}\n");
+    let drop = sb.add(&repo, &["drop"]);
+    sb.git(&drop, &["rm", "-q", "src/lib.rs"]);
+    sb.git(&drop, &["commit", "-q", "-m", "drop lib"]);
+
+    let overview = sb.berth_json(&repo, &["collect", "--json"]);
+
+    assert!(!git_merge_tree(&sb, &repo, "berth/keep", "berth/drop").0);
+    assert_eq!(
+        overview["forecast"]["conflicts"],
+        serde_json::json!([{"worktrees": ["keep", "drop"], "file": "src/lib.rs", "lines": []}]),
+        "{overview}"
+    );
+    assert_eq!(overview["forecast"]["overlaps"], serde_json::json!([]));
+}
+
+#[test]
+fn collect_names_every_conflicting_region_of_a_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let readme = ten_lines(&sb, &repo);
+    let a = sb.add(&repo, &["a"]);
+    let ours = readme
+        .replace("line 2\n", "two\n")
+        .replace("line 3\n", "three\n")
+        .replace("line 8\n", "eight\n");
+    sb.commit_file(&a, "README.md", &ours);
+    let b = sb.add(&repo, &["b"]);
+    let theirs = readme
+        .replace("line 2\n", "2\n")
+        .replace("line 3\n", "3\n")
+        .replace("line 8\n", "8\n")
+        .replace("line 10\n", "10\n");
+    sb.commit_file(&b, "README.md", &theirs);
+
+    let overview = sb.berth_json(&repo, &["collect", "--json"]);
+
+    let conflicts = &overview["forecast"]["conflicts"];
+    assert_eq!(
+        conflicts[0]["lines"],
+        serde_json::json!([{"start": 2, "end": 3}, {"start": 8, "end": 8}]),
+        "line 10 is b's alone: {overview}"
+    );
+    let text = sb.berth_ok(&repo, &["collect"]);
+    assert!(text.contains("README.md  lines 2-3, 8"), "{text}");
 }
 
 /// Every byte collect could touch: registry, refs, worktree list, and each index.

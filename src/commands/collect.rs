@@ -1,6 +1,7 @@
 //! `git berth collect`: the merge-back overview, read-only. For each managed worktree, the work
-//! its branch holds and whether it would merge into the trunk; then which files two or more
-//! worktrees change (the conflicts to expect). Merges are tried in memory; nothing is written.
+//! its branch holds and whether it would merge into the trunk; then the forecast: each pair of
+//! worktrees that change a file in common, merged with each other, says where they conflict.
+//! Merges are tried in memory; nothing is written.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -32,8 +33,42 @@ pub struct CollectArgs {
 pub struct Overview {
     pub trunk: String,
     pub worktrees: Vec<Work>,
-    /// Files changed by two or more worktrees, relative to their merge bases with the trunk.
+    /// Files changed by two or more worktrees, relative to their merge bases with the trunk,
+    /// whether or not they conflict (the name is older than the forecast; kept for scripts).
     pub conflicts: Vec<Overlap>,
+    /// Each pair of worktrees that change a file in common, merged with each other in memory.
+    pub forecast: Forecast,
+}
+
+/// The pairwise forecast: what merging two worktrees' branches with each other would do to the
+/// files both change.
+#[derive(Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Forecast {
+    /// Files on which the pair's merge conflicts, with the lines of their merge base that both
+    /// change (none when the conflict is not in the text: a deletion, a rename, a binary file).
+    pub conflicts: Vec<PairConflict>,
+    /// Files both change that merge cleanly.
+    pub overlaps: Vec<PairOverlap>,
+}
+
+#[derive(Debug, PartialEq, Eq, Serialize)]
+pub struct PairConflict {
+    pub worktrees: [String; 2],
+    pub file: String,
+    pub lines: Vec<Lines>,
+}
+
+/// Lines `start` to `end` (1-based, both included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Lines {
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Debug, PartialEq, Eq, Serialize)]
+pub struct PairOverlap {
+    pub worktrees: [String; 2],
+    pub file: String,
 }
 
 /// Whether the worktree's checkout is there to look at.
@@ -62,6 +97,9 @@ pub struct Work {
     /// Files HEAD changes relative to its merge base with the trunk.
     #[serde(skip)]
     pub files: Vec<String>,
+    /// The commit checked out, for the forecast.
+    #[serde(skip)]
+    pub head: Option<gix::ObjectId>,
 }
 
 #[derive(Debug, Serialize)]
@@ -76,8 +114,27 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     let trunk = ctx.trunk();
     let trees = quick::Trees::default();
     let works = status::parallel_map(&entries, |entry| work(entry, &trunk, &trees));
+    let pairs = sharing_pairs(&works);
+    // A repository per merge: gix's is not shared between threads, its thread-safe form is.
+    let shared = ctx.repo.clone().into_sync();
+    let merges = status::parallel_map(&pairs, |pair| {
+        let (Some(a), Some(b)) = (works[pair.a].head, works[pair.b].head) else {
+            return None;
+        };
+        let merged = graph::conflicts_between(&shared.to_thread_local(), a, b);
+        merged
+            .map_err(|err| {
+                let names = (&works[pair.a].name, &works[pair.b].name);
+                crate::error::warn(format_args!(
+                    "cannot forecast {} with {}: {err:#}",
+                    names.0, names.1
+                ));
+            })
+            .ok()
+    });
     let overview = Overview {
         conflicts: overlaps(&works),
+        forecast: forecast(&works, &pairs, merges),
         trunk,
         worktrees: works,
     };
@@ -105,6 +162,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
         unpushed: None,
         merges_cleanly: None,
         files: Vec::new(),
+        head: None,
     };
     if !entry.present || record.creating.is_some() {
         return work;
@@ -118,6 +176,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     let Some(head) = crate::git::head(&repo) else {
         return work;
     };
+    work.head = Some(head);
     let base = graph::Base::of(
         &repo,
         record.base_id(),
@@ -159,8 +218,76 @@ pub fn overlaps(works: &[Work]) -> Vec<Overlap> {
         .collect()
 }
 
+/// Two worktrees (by their place in the listing) and the files both change.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub a: usize,
+    pub b: usize,
+    pub files: Vec<String>,
+}
+
+/// Every pair of worktrees whose changes meet in a file: the pairs worth a merge. Pure.
+pub fn sharing_pairs(works: &[Work]) -> Vec<Pair> {
+    let mut pairs = Vec::new();
+    for (a, first) in works.iter().enumerate() {
+        for (b, second) in works.iter().enumerate().skip(a + 1) {
+            // Both lists are sorted: walk them side by side.
+            let (mut i, mut j, mut files) = (0, 0, Vec::new());
+            while i < first.files.len() && j < second.files.len() {
+                match first.files[i].cmp(&second.files[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => {
+                        files.push(first.files[i].clone());
+                        i += 1;
+                        j += 1;
+                    }
+                }
+            }
+            if !files.is_empty() {
+                pairs.push(Pair { a, b, files });
+            }
+        }
+    }
+    pairs
+}
+
+/// The forecast from each pair's merge (`None` where it could not be tried): the files the merge
+/// stops on are conflicts, the other files both change are overlaps. Pure.
+pub fn forecast(
+    works: &[Work],
+    pairs: &[Pair],
+    merges: Vec<Option<Vec<graph::FileConflict>>>,
+) -> Forecast {
+    let mut out = Forecast::default();
+    for (pair, merged) in pairs.iter().zip(merges) {
+        let Some(conflicts) = merged else { continue };
+        let names = || [works[pair.a].name.clone(), works[pair.b].name.clone()];
+        for file in &pair.files {
+            if !conflicts.iter().any(|c| &c.path == file) {
+                out.overlaps.push(PairOverlap {
+                    worktrees: names(),
+                    file: file.clone(),
+                });
+            }
+        }
+        for conflict in conflicts {
+            out.conflicts.push(PairConflict {
+                worktrees: names(),
+                file: conflict.path,
+                lines: conflict
+                    .lines
+                    .into_iter()
+                    .map(|(start, end)| Lines { start, end })
+                    .collect(),
+            });
+        }
+    }
+    out
+}
+
 /// The overview a person reads: one aligned line per worktree with work to merge, its newest
-/// commits under it, the rest named on one line, then the files two worktrees share.
+/// commits under it, the rest named on one line, then the forecast.
 fn human(out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()> {
     if overview.worktrees.is_empty() {
         eprintln!("no worktrees to collect");
@@ -192,22 +319,42 @@ fn human(out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()
         }
         text.push_str(&format!("nothing to merge: {}\n", names.join(", ")));
     }
-    if !overview.conflicts.is_empty() {
-        text.push_str("\nfiles changed in more than one worktree:\n");
+    let forecast = &overview.forecast;
+    if !forecast.conflicts.is_empty() || !forecast.overlaps.is_empty() {
+        text.push_str("\nforecast: worktrees that change the same file, merged with each other:\n");
+        let conflicts = forecast.conflicts.iter().map(|c| {
+            (
+                Cell::painted("conflict", Paint::Red),
+                &c.worktrees,
+                &c.file,
+                Cell::from(lines(&c.lines)),
+            )
+        });
+        let overlaps = forecast.overlaps.iter().map(|o| {
+            (
+                Cell::painted("overlap", Paint::Green),
+                &o.worktrees,
+                &o.file,
+                Cell::painted("merges cleanly", Paint::Dim),
+            )
+        });
         let table = Table {
             columns: vec![
+                Column::keep("KIND"),
+                Column::cut("PAIR", Cut::End, 1, 12),
                 Column::cut("FILE", Cut::Middle, 0, 16),
-                Column::keep("WORKTREES"),
+                Column::keep("WHERE"),
             ],
             header: false,
             gutter: true,
-            rows: overview
-                .conflicts
-                .iter()
-                .map(|o| render::Row {
+            rows: conflicts
+                .chain(overlaps)
+                .map(|(kind, [a, b], file, place)| render::Row {
                     cells: vec![
-                        o.file.as_str().into(),
-                        format!("({})", o.worktrees.join(", ")).into(),
+                        kind,
+                        format!("{a} + {b}").into(),
+                        file.as_str().into(),
+                        place,
                     ],
                     ..render::Row::default()
                 })
@@ -217,6 +364,25 @@ fn human(out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()
     }
     out.write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// `line 4`, `lines 2-3, 9`; nothing when the conflict is not in the text.
+fn lines(ranges: &[Lines]) -> String {
+    let each: Vec<String> = ranges
+        .iter()
+        .map(|l| {
+            if l.end > l.start {
+                format!("{}-{}", l.start, l.end)
+            } else {
+                l.start.to_string()
+            }
+        })
+        .collect();
+    match ranges {
+        [] => String::new(),
+        [one] if one.end == one.start => format!("line {}", each[0]),
+        _ => format!("lines {}", each.join(", ")),
+    }
 }
 
 /// A worktree that is there, clean, and holds no commit of its own: one name on the summary line.
@@ -290,6 +456,7 @@ mod tests {
             unpushed: None,
             merges_cleanly: None,
             files: files.iter().map(|f| f.to_string()).collect(),
+            head: None,
         }
     }
 
@@ -309,5 +476,73 @@ mod tests {
     #[test]
     fn no_shared_file_means_no_forecast() {
         assert!(overlaps(&[work("a", &["x"]), work("b", &["y"])]).is_empty());
+        assert!(sharing_pairs(&[work("a", &["x"]), work("b", &["y"])]).is_empty());
+    }
+
+    #[test]
+    fn a_pair_is_two_worktrees_whose_files_meet_with_the_files_they_share() {
+        let works = [
+            work("a", &["README.md", "src/lib.rs", "z"]),
+            work("b", &["src/lib.rs", "z"]),
+            work("c", &["docs/x.md"]),
+            work("d", &["README.md"]),
+        ];
+        let pairs = sharing_pairs(&works);
+        let named: Vec<(&str, &str, Vec<&str>)> = pairs
+            .iter()
+            .map(|p| {
+                let files = p.files.iter().map(String::as_str).collect();
+                (works[p.a].name.as_str(), works[p.b].name.as_str(), files)
+            })
+            .collect();
+        assert_eq!(
+            named,
+            [
+                ("a", "b", vec!["src/lib.rs", "z"]),
+                ("a", "d", vec!["README.md"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_files_a_merge_stops_on_are_conflicts_and_the_other_shared_files_overlaps() {
+        let works = [work("a", &["x", "y"]), work("b", &["x", "y"])];
+        let pairs = sharing_pairs(&works);
+        let merged = vec![Some(vec![graph::FileConflict {
+            path: "y".into(),
+            lines: vec![(3, 4)],
+        }])];
+        let forecast = forecast(&works, &pairs, merged);
+        let pair = || ["a".to_owned(), "b".to_owned()];
+        assert_eq!(
+            forecast,
+            Forecast {
+                conflicts: vec![PairConflict {
+                    worktrees: pair(),
+                    file: "y".into(),
+                    lines: vec![Lines { start: 3, end: 4 }],
+                }],
+                overlaps: vec![PairOverlap {
+                    worktrees: pair(),
+                    file: "x".into(),
+                }],
+            }
+        );
+    }
+
+    #[test]
+    fn a_pair_that_could_not_be_merged_is_left_out_rather_than_called_clean() {
+        let works = [work("a", &["x"]), work("b", &["x"])];
+        let pairs = sharing_pairs(&works);
+        assert_eq!(forecast(&works, &pairs, vec![None]), Forecast::default());
+    }
+
+    #[test]
+    fn line_ranges_read_as_a_person_writes_them() {
+        let l = |start, end| Lines { start, end };
+        assert_eq!(lines(&[]), "");
+        assert_eq!(lines(&[l(4, 4)]), "line 4");
+        assert_eq!(lines(&[l(2, 3)]), "lines 2-3");
+        assert_eq!(lines(&[l(2, 3), l(8, 8)]), "lines 2-3, 8");
     }
 }

@@ -1,5 +1,5 @@
-//! Commit-graph questions: branch tips, ahead/behind, and whether a branch holds work that exists
-//! nowhere else. Read-only.
+//! Commit-graph questions: branch tips, ahead/behind, whether a branch holds work that exists
+//! nowhere else, and what merging two commits would do (tried in memory). Read-only.
 
 use anyhow::Result;
 
@@ -64,31 +64,176 @@ pub fn unmerged_count(
     Ok(count)
 }
 
-/// Merge `tip` into `trunk` in memory, as `git merge` (ort) would, touching no checkout, index or
-/// object database. `None` when the merge has conflicts; else the merged tree.
+/// Merge `theirs` into `ours` in memory, as `git merge` (ort) would, touching no checkout, index or
+/// object database; `then` reads the outcome beside the repository that holds its new objects.
+fn merge_in_memory<R>(
+    repo: &gix::Repository,
+    ours: gix::ObjectId,
+    theirs: gix::ObjectId,
+    then: impl FnOnce(&gix::Repository, gix::merge::commit::Outcome<'_>) -> Result<R>,
+) -> Result<R> {
+    let mut repo = repo.clone().with_object_memory();
+    repo.object_cache_size_if_unset(8 * 1024 * 1024);
+    let options = repo.tree_merge_options().map_err(crate::git::gix_err)?;
+    let outcome = repo
+        .merge_commits(ours, theirs, Default::default(), options.into())
+        .map_err(crate::git::gix_err)?;
+    then(&repo, outcome)
+}
+
+/// Merge `tip` into `trunk` in memory. `None` when the merge has conflicts; else the merged tree.
 fn merged_tree(
     repo: &gix::Repository,
     trunk: gix::ObjectId,
     tip: gix::ObjectId,
 ) -> Result<Option<gix::ObjectId>> {
-    let mut repo = repo.clone().with_object_memory();
-    repo.object_cache_size_if_unset(8 * 1024 * 1024);
-    let options = repo.tree_merge_options().map_err(crate::git::gix_err)?;
-    let mut outcome = repo
-        .merge_commits(trunk, tip, Default::default(), options.into())
-        .map_err(crate::git::gix_err)?;
-    if outcome
-        .tree_merge
-        .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
-    {
-        return Ok(None);
+    merge_in_memory(repo, trunk, tip, |_, mut outcome| {
+        if outcome
+            .tree_merge
+            .has_unresolved_conflicts(gix::merge::tree::TreatAsUnresolved::git())
+        {
+            return Ok(None);
+        }
+        let tree = outcome
+            .tree_merge
+            .tree
+            .write()
+            .map_err(crate::git::gix_err)?;
+        Ok(Some(tree.detach()))
+    })
+}
+
+/// A file on which merging two commits with each other stops for a person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileConflict {
+    pub path: String,
+    /// The lines of the two commits' merge base (1-based, first and last) that both change, each
+    /// its own way. Empty when the conflict is not in the text: a change against a deletion or a
+    /// rename, a binary file, a file both add.
+    pub lines: Vec<(u32, u32)>,
+}
+
+/// Merge `ours` and `theirs` with each other in memory, as `git merge` would, and say on which
+/// files it conflicts; empty when it merges cleanly. Writes nothing.
+pub fn conflicts_between(
+    repo: &gix::Repository,
+    ours: gix::ObjectId,
+    theirs: gix::ObjectId,
+) -> Result<Vec<FileConflict>> {
+    merge_in_memory(repo, ours, theirs, |repo, outcome| {
+        let how = gix::merge::tree::TreatAsUnresolved::git();
+        let mut files = std::collections::BTreeMap::<String, Vec<(u32, u32)>>::new();
+        for conflict in outcome
+            .tree_merge
+            .conflicts
+            .iter()
+            .filter(|c| c.is_unresolved(how))
+        {
+            let (ours, theirs) = conflict.changes_in_resolution();
+            let in_text = conflict
+                .content_merge()
+                .is_some_and(|m| m.resolution == gix::merge::blob::Resolution::Conflict);
+            let lines = if in_text {
+                lines_both_change(repo, ours, theirs).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            files
+                .entry(ours.location().to_string())
+                .or_default()
+                .extend(lines);
+        }
+        Ok(files
+            .into_iter()
+            .map(|(path, mut lines)| {
+                lines.sort_unstable();
+                lines.dedup();
+                FileConflict { path, lines }
+            })
+            .collect())
+    })
+}
+
+/// The lines of the base that a text conflict is about, read from the three blobs the merge
+/// had; `None` when there is no base (both add the file) or a blob is binary.
+fn lines_both_change(
+    repo: &gix::Repository,
+    ours: &gix::diff::tree_with_rewrites::Change,
+    theirs: &gix::diff::tree_with_rewrites::Change,
+) -> Option<Vec<(u32, u32)>> {
+    use gix::diff::tree_with_rewrites::Change;
+    if matches!(ours, Change::Addition { .. }) || matches!(theirs, Change::Addition { .. }) {
+        return None;
     }
-    let tree = outcome
-        .tree_merge
-        .tree
-        .write()
-        .map_err(crate::git::gix_err)?;
-    Ok(Some(tree.detach()))
+    let blob = |id: &gix::oid| repo.find_object(id).ok().map(|o| o.detach().data);
+    let base = blob(ours.source_entry_mode_and_id().1)?;
+    let mine = blob(ours.entry_mode_and_id().1)?;
+    let other = blob(theirs.entry_mode_and_id().1)?;
+    // git's test for binary: a NUL in the first 8000 bytes.
+    let binary = |data: &[u8]| data[..data.len().min(8000)].contains(&0);
+    if binary(&base) || binary(&mine) || binary(&other) {
+        return None;
+    }
+    Some(overlapping_changes(&base, &mine, &other))
+}
+
+/// The line ranges of `base` (1-based, first and last) that `ours` and `theirs` both change, each
+/// to something else, grouped as a three-way merge groups them: changes whose ranges in the base
+/// overlap or touch are one region. An insertion both make at one place is given as the line it
+/// follows (line 1 at the top). Pure.
+pub fn overlapping_changes(base: &[u8], ours: &[u8], theirs: &[u8]) -> Vec<(u32, u32)> {
+    use gix::diff::blob::{Algorithm, Diff, InternedInput, sources::byte_lines};
+
+    // One interner for all three, so that the two sides' lines compare as tokens.
+    let mut input = InternedInput::new(byte_lines(base), byte_lines(ours));
+    let hunks = |input: &InternedInput<&[u8]>| {
+        let mut diff = Diff::compute(Algorithm::Histogram, input);
+        // As gix's merge: moving a change by indentation can hide an overlap.
+        diff.postprocess_no_heuristic(input);
+        diff.hunks().collect::<Vec<_>>()
+    };
+    let mut all: Vec<(bool, gix::diff::blob::Hunk)> =
+        hunks(&input).into_iter().map(|h| (true, h)).collect();
+    let our_lines = std::mem::take(&mut input.after);
+    input.update_after(byte_lines(theirs));
+    all.extend(hunks(&input).into_iter().map(|h| (false, h)));
+    let their_lines = &input.after;
+    all.sort_by_key(|(_, h)| h.before.start);
+
+    let mut regions = Vec::new();
+    let mut at = 0;
+    while at < all.len() {
+        let start = all[at].1.before.start;
+        let mut end = all[at].1.before.end;
+        let mut group = at + 1;
+        while group < all.len() && all[group].1.before.start <= end {
+            end = end.max(all[group].1.before.end);
+            group += 1;
+        }
+        let hunks = &all[at..group];
+        at = group;
+        // Where the region lies in one side: shifted by that side's first and last change in it.
+        let side = |mine: bool| {
+            let first = hunks.iter().find(|(m, _)| *m == mine)?;
+            let last = hunks.iter().rev().find(|(m, _)| *m == mine)?;
+            let shift = |after: u32, before: u32| i64::from(after) - i64::from(before);
+            let from = i64::from(start) + shift(first.1.after.start, first.1.before.start);
+            let to = i64::from(end) + shift(last.1.after.end, last.1.before.end);
+            Some(usize::try_from(from).ok()?..usize::try_from(to).ok()?)
+        };
+        let (Some(mine), Some(other)) = (side(true), side(false)) else {
+            continue;
+        };
+        if our_lines[mine] == their_lines[other] {
+            continue;
+        }
+        regions.push(if end > start {
+            (start + 1, end)
+        } else {
+            (start.max(1), start.max(1))
+        });
+    }
+    regions
 }
 
 /// True when merging `tip` into `trunk` would change nothing: every change on the branch is in
@@ -274,4 +419,46 @@ pub fn work_not_landed(
         return Ok(0);
     }
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::overlapping_changes;
+
+    const BASE: &[u8] = b"one\ntwo\nthree\nfour\nfive\nsix\nseven\n";
+
+    #[test]
+    fn one_line_changed_two_ways_is_that_line() {
+        let ours = b"one\nTWO\nthree\nfour\nfive\nsix\nseven\n";
+        let theirs = b"one\n2\nthree\nfour\nfive\nsix\nseven\n";
+        assert_eq!(overlapping_changes(BASE, ours, theirs), [(2, 2)]);
+    }
+
+    #[test]
+    fn changes_far_apart_and_the_same_change_on_both_sides_do_not_count() {
+        let ours = b"ONE\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n";
+        let theirs = b"one\ntwo\nthree\nFOUR\nfive\nsix\nSEVEN\n";
+        assert!(overlapping_changes(BASE, ours, theirs).is_empty());
+    }
+
+    #[test]
+    fn changes_to_neighbouring_lines_are_one_region_as_in_git() {
+        let ours = b"one\nTWO\nthree\nfour\nfive\nsix\nseven\n";
+        let theirs = b"one\ntwo\nTHREE\nfour\nfive\nsix\nseven\n";
+        assert_eq!(overlapping_changes(BASE, ours, theirs), [(2, 3)]);
+    }
+
+    #[test]
+    fn regions_are_placed_in_the_base_even_after_lines_come_and_go_above_them() {
+        let ours = b"zero\none\ntwo\nthree\nfour\nfive\nsix\nSEVEN\n";
+        let theirs = b"one\ntwo\nfour\nfive\nsix\n7\n";
+        assert_eq!(overlapping_changes(BASE, ours, theirs), [(7, 7)]);
+    }
+
+    #[test]
+    fn two_additions_at_the_end_are_given_as_the_last_line() {
+        let ours = b"one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
+        let theirs = b"one\ntwo\nthree\nfour\nfive\nsix\nseven\n8\n";
+        assert_eq!(overlapping_changes(BASE, ours, theirs), [(7, 7)]);
+    }
 }
