@@ -60,3 +60,21 @@ fn add_in_a_repository_without_a_commit_asks_for_a_first_commit() {
             .contains("git commit --allow-empty")
     );
 }
+
+#[test]
+fn setup_of_a_worktree_with_no_hooks_says_so() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["add", "bare"]);
+    let out = sb.berth(&repo, &["setup", "bare"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: no worktree hook is in force in 'bare'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hint: a new worktree gets the hooks of the commit"),
+        "{err}"
+    );
+}

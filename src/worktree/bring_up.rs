@@ -48,6 +48,14 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
         ));
     }
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
+    if in_force.iter().next().is_none() {
+        // Setting up changes nothing then: say why, instead of printing the path alone.
+        crate::error::warn(format_args!(
+            "no worktree hook is in force in '{name}': its checkout has no .worktree-hooks and \
+             this clone has no local ones"
+        ));
+        eprintln!("hint: {}", crate::worktree::create::UNCOMMITTED_HOOKS_HINT);
+    }
     ensure_trusted(ctx, &in_force)?;
     give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
     let entry = locked.registry.find_exact_mut(&name).expect("found above");
