@@ -78,3 +78,23 @@ fn setup_of_a_worktree_with_no_hooks_says_so() {
         "{err}"
     );
 }
+
+#[test]
+fn remove_and_prune_answer_in_json() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["add", "done"]);
+    let removed = json(&sb.berth(&repo, &["remove", "done", "--json"]));
+    assert_eq!(removed["removed"][0]["name"], "done");
+    assert_eq!(removed["removed"][0]["branch"], "branch berth/done kept");
+    assert!(!sb.git(&repo, &["worktree", "list"]).contains("done"));
+
+    let gone = sb.add(&repo, &["gone"]);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let plan = json(&sb.berth(&repo, &["prune", "--dry-run", "--json"]));
+    assert_eq!(plan["dry_run"], true);
+    assert_eq!(plan["forget"][0]["name"], "gone");
+    let done = json(&sb.berth(&repo, &["prune", "--json"]));
+    assert_eq!(done["dry_run"], false);
+    assert_eq!(done["forget"][0]["name"], "gone");
+}

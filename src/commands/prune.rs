@@ -14,6 +14,9 @@ pub struct PruneArgs {
     /// Say what would be pruned, change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
+    /// Print JSON: {"admin": [...], "forget": [...], "free": [...], "dry_run": bool}
+    #[arg(long)]
+    pub json: bool,
 }
 
 pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
@@ -22,6 +25,21 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     } else {
         prune::carry_out(ctx)?
     };
+    if args.json {
+        #[derive(serde::Serialize)]
+        struct Report<'p> {
+            #[serde(flatten)]
+            plan: &'p prune::Plan,
+            dry_run: bool,
+        }
+        return super::write_json(
+            out,
+            &Report {
+                plan: &plan,
+                dry_run: args.dry_run,
+            },
+        );
+    }
     let verb = |done: &'static str, would: &'static str| if args.dry_run { would } else { done };
     for entry in &plan.admin {
         writeln!(

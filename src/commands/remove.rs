@@ -19,15 +19,43 @@ pub struct RemoveArgs {
     /// Delete the branch too (still refused when unmerged, unless --force)
     #[arg(long, short = 'd')]
     pub delete_branch: bool,
+    /// Print JSON: {"removed": [{"name", "path", "branch"}]}
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(ctx: &Context, args: &RemoveArgs, _out: &mut dyn Write) -> Result<()> {
-    remove::remove(
+/// What `remove --json` prints.
+#[derive(serde::Serialize)]
+struct Report {
+    removed: Vec<Gone>,
+}
+
+#[derive(serde::Serialize)]
+struct Gone {
+    name: String,
+    path: std::path::PathBuf,
+    /// What happened to the branch, in words (`branch berth/x kept`).
+    branch: String,
+}
+
+pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> {
+    let removed = remove::remove(
         ctx,
         &args.names,
         args.force,
         args.delete_branch,
         &mut |done| eprintln!("{done}"),
     )?;
+    if args.json {
+        let removed = removed
+            .into_iter()
+            .map(|r| Gone {
+                name: r.name,
+                path: r.path,
+                branch: r.note,
+            })
+            .collect();
+        return super::write_json(out, &Report { removed });
+    }
     Ok(())
 }

@@ -163,7 +163,7 @@ pub fn remove(repo: &gix::Repository, path: &Path, discard: bool) -> Result<()> 
 }
 
 /// An admin entry under `<common dir>/worktrees/` that points nowhere.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Stale {
     pub id: String,
     pub reason: String,

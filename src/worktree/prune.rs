@@ -13,8 +13,8 @@ use crate::ports;
 use crate::registry::{Record, Registry, Store};
 use crate::repo::Context;
 
-/// What prune does (or, once carried out, did).
-#[derive(Debug, Default)]
+/// What prune does (or, once carried out, did); `prune --json` prints it.
+#[derive(Debug, Default, serde::Serialize)]
 pub struct Plan {
     /// git admin entries under `<common dir>/worktrees/` that point nowhere.
     pub admin: Vec<Stale>,
