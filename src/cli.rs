@@ -1,10 +1,12 @@
 //! The command line: one variant per command, each command's arguments kept with its code in
 //! `commands/`. The man page is generated from this definition.
 
+use std::ffi::OsString;
 use std::io::Write;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 use crate::commands;
 use crate::repo::Context;
@@ -23,7 +25,7 @@ found nowhere else.\n\nWorktrees live in ${XDG_DATA_HOME:-~/.local/share}/git-be
 unless `git config berth.worktreeBase <dir>` says otherwise; branches are named \
 <berth.branchPrefix><name> (default berth/<name>).",
     after_help = "Start with: git berth add <name>, then cd \"$(git berth path <name>)\".\n\
-The manual: man git-berth (git berth --help opens it when the man page is installed).",
+A command's help: git berth help <command>. The manual: git berth --help (or man git-berth).",
     disable_help_subcommand = true
 )]
 pub struct Cli {
@@ -62,16 +64,19 @@ pub enum Command {
     Install(commands::install::InstallArgs),
     /// Trust this checkout's setup and teardown hooks so they may run
     Trust(commands::trust::TrustArgs),
-    /// Decide whether an agent's next action may run (exit 0 allow, 2 block)
+    // The guard's help is on its arguments, so `guard --help` on its own path reads the same.
     Guard(commands::guard::GuardArgs),
     /// Wire the guard into a repository for each agent runtime
     Init(commands::init::InitArgs),
     /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
     Hook(commands::hook::HookArgs),
+    /// Print a command's help, or with no command the list of commands
+    Help(commands::help::HelpArgs),
 }
 
-/// `git berth guard` alone: the guard's hot path parses with this, not the whole command line.
-/// Its help and errors read as those of `git berth guard`.
+// `git berth guard` alone: the guard's hot path parses with this, not the whole command line.
+// Its help and errors read as those of `git berth guard` (a doc comment here would replace the
+// guard's own help text, which lives on `GuardArgs`).
 #[derive(Debug, Parser)]
 #[command(
     name = "guard",
@@ -82,6 +87,30 @@ pub struct GuardCli {
     #[command(flatten)]
     pub args: commands::guard::GuardArgs,
 }
+
+/// Parses the command line. Help and the version print as clap prints them; a usage error prints
+/// the one way every error does (`git berth: <what>`, then `hint:`) and gives exit code 2.
+pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {
+    Cli::try_parse_from(&args).map_err(|err| match err.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            code(err.exit_code())
+        }
+        _ => {
+            // The command the line names, for the hint: the first word that is one.
+            let cmd = Cli::command();
+            let named = args.iter().skip(1).find_map(|arg| cmd.find_subcommand(arg));
+            let refusal = commands::help::usage_error(&err, named.map(|sub| sub.get_name()));
+            crate::error::report(&refusal.into());
+            USAGE
+        }
+    })
+}
+
+/// A usage error's exit code, as clap and git give it.
+const USAGE: u8 = 2;
 
 /// What a shell reports for a process that wrote to a closed pipe (128 + SIGPIPE), as git does.
 pub const BROKEN_PIPE: u8 = 141;
@@ -114,6 +143,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Release(args) => {
             context(cli).and_then(|ctx| commands::release::run(&ctx, args, out))
         }
+        Command::Help(args) => commands::help::run(Cli::command(), args, out),
     };
     let _ = out.flush();
     match result {

@@ -12,7 +12,13 @@ fn main() -> ExitCode {
         let code = berth::commands::guard::run(&guard.args);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
-    let cli = berth::cli::Cli::parse();
+    // `git berth --help` is git running `man git-berth`, never this binary: every other run puts
+    // the page where man looks for it, beside the binary, so it is there from the first run on.
+    berth::commands::help::install_manual_quietly();
+    let cli = match berth::cli::parse_from(std::env::args_os().collect()) {
+        Ok(cli) => cli,
+        Err(code) => return ExitCode::from(code),
+    };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     ExitCode::from(berth::cli::run(&cli, &mut out))

@@ -8,15 +8,25 @@ use std::path::{Path, PathBuf};
 use crate::guard::runtime::{self, Reply, Request, Runtime};
 use crate::guard::{Block, Decision, Hatches, Why, decide_in, probe};
 
-/// Decide whether an agent's next action may run: exit 0 allow, 2 block.
+/// Decide whether an agent's next action may run (exit 0 allow, 2 block)
+///
+/// The trunk guard. Agent runtimes run it before every tool call (`git berth init` wires it in),
+/// and it decides from the call and the file system alone: whatever would write in the primary
+/// checkout, or move or delete the branch it has checked out, is blocked (exit 2, the reason and
+/// the way out on stderr); everything else is allowed (exit 0, nothing printed). Any failure on
+/// the way, a crash or three seconds without an answer, is a block too.
+///
+/// Try it by hand: `git berth guard -- rm -rf src` in the primary checkout is blocked, and the same
+/// in a linked worktree is allowed. `BERTH_ALLOW_MAIN_WORKTREE=1` (a person working in the primary)
+/// and `BERTH_MASTER_SESSION=1` (the orchestrating agent) let everything through.
 #[derive(clap::Args, Debug, Clone)]
 pub struct GuardArgs {
-    /// Read this runtime's hook JSON on stdin and answer in its form.
+    /// Read this runtime's hook JSON on stdin (the tool call) and answer in its form
     #[arg(long, value_enum)]
     pub runtime: Option<Runtime>,
 
-    /// The command the agent is about to run; several words are joined with single spaces.
-    /// Empty (an edit) is judged by where the agent stands.
+    /// The shell command the agent is about to run (several words are joined with spaces); with
+    /// none, an edit is judged by where the guard runs
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
 }

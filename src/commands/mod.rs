@@ -6,6 +6,7 @@ pub mod claim;
 pub mod clean;
 pub mod collect;
 pub mod guard;
+pub mod help;
 pub mod hook;
 pub mod init;
 pub mod install;
