@@ -70,6 +70,8 @@ pub enum Command {
     Init(commands::init::InitArgs),
     /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
     Hook(commands::hook::HookArgs),
+    // Its help, with how to install each script, is on its arguments.
+    Completions(commands::completions::CompletionsArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -143,6 +145,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Release(args) => {
             context(cli).and_then(|ctx| commands::release::run(&ctx, args, out))
         }
+        Command::Completions(args) => match args.output.shell() {
+            Some(shell) => commands::completions::run(Cli::command(), shell, out),
+            None => context(cli).and_then(|ctx| commands::completions::worktrees(&ctx, out)),
+        },
         Command::Help(args) => commands::help::run(Cli::command(), args, out),
     };
     let _ = out.flush();

@@ -5,6 +5,7 @@ pub mod add;
 pub mod claim;
 pub mod clean;
 pub mod collect;
+pub mod completions;
 pub mod guard;
 pub mod help;
 pub mod hook;

@@ -1,0 +1,153 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_git_berth_global_optspecs
+    string join \n session= h/help V/version
+end
+
+function __fish_git_berth_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_git_berth_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_git_berth_using_subcommand
+    set -l cmd (__fish_git_berth_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c git-berth -n "__fish_git_berth_needs_command" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_needs_command" -s V -l version -d 'Print version'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "add" -d 'Create a worktree on a new branch and print its path'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "list" -d 'Show the managed worktrees: branch, base, ahead/behind, dirty, path'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ls" -d 'Show the managed worktrees: branch, base, ahead/behind, dirty, path'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "claim" -d 'Take a worktree for your session without creating one'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "release" -d 'Give a worktree back so another session can claim it'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "path" -d 'Print the path of a worktree'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "remove" -d 'Remove worktrees that hold no uncommitted or unmerged work'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "rm" -d 'Remove worktrees that hold no uncommitted or unmerged work'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "clean" -d 'Remove every worktree that is clean, merged and not claimed; say why each other stays'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "collect" -d 'The merge-back overview: commits, dirty, unpushed, clean merge, shared files'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "prune" -d 'Forget worktrees whose folder is gone and drop git\'s stale admin entries'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "setup" -d 'Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "install" -d 'Write the worktree hooks (setup, teardown, ports), or show those in force'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "trust" -d 'Trust this checkout\'s setup and teardown hooks so they may run'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "guard" -d 'Decide whether an agent\'s next action may run (exit 0 allow, 2 block)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "init" -d 'Wire the guard into a repository for each agent runtime'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "hook" -d 'Serve an agent runtime\'s worktree hooks (Claude Code\'s WorktreeCreate / WorktreeRemove)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "completions" -d 'Print the completion script for bash, zsh or fish'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "help" -d 'Print a command\'s help, or with no command the list of commands'
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l base -d 'Commit or branch the new branch starts from [default: HEAD of the worktree you are in]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l branch -d 'Check out this existing branch instead of creating <berth.branchPrefix><name>' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l no-reuse -d 'Refuse a name that already exists instead of reusing its worktree'
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l no-setup -d 'Do not seed files or run the setup hook now (`git berth setup <name>` does it later)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l json -d 'Print a JSON object instead of the path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand add" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l status -d 'Show only worktrees in this state (the one you stand in is always shown)' -r -f -a "available\t''
+claimed\t''
+stale\t''"
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l full -d 'Add each worktree\'s port block, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l status -d 'Show only worktrees in this state (the one you stand in is always shown)' -r -f -a "available\t''
+claimed\t''
+stale\t''"
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l full -d 'Add each worktree\'s port block, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -l json -d 'Print a JSON object'
+complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand release" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand release" -l json -d 'Print a JSON object'
+complete -c git-berth -n "__fish_git_berth_using_subcommand release" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand path" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand path" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s n -l dry-run -d 'Say what would be removed and kept, change nothing'
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s d -l delete-branch -d 'Delete the branches of the worktrees it removes (they are landed: nothing is lost)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l json -d 'Print JSON: {"worktrees": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk": ..., "worktrees": [...], "conflicts": [...]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s n -l dry-run -d 'Say what would be pruned, change nothing'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin": [...], "forget": [...], "free": [...], "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -l json -d 'Print JSON: {"name", "path", "branch", "setup", "ports"}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l setup -d 'Command the setup hook runs in each new worktree' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l teardown -d 'Command the teardown hook runs in the primary checkout when a worktree goes' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l ports -d 'How many ports each worktree gets (1-1000)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l local -d 'Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks'
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l json -d 'Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l show -d 'Only show each hook and whether it is trusted'
+complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l json -d 'Print JSON: {"hooks": [{"name", "state", "hash", "location"}], "newly_trusted": n}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand guard" -l runtime -d 'Read this runtime\'s hook JSON on stdin (the tool call) and answer in its form' -r -f -a "claude\t''
+codex\t''
+gemini\t''
+cursor\t''
+copilot\t''
+opencode\t''
+pi\t''"
+complete -c git-berth -n "__fish_git_berth_using_subcommand guard" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand guard" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -l runtime -d 'Comma list of runtimes: claude, codex, gemini, cursor, copilot, opencode, pi (default: claude,opencode,pi)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -l worktrees -d 'Also make Claude Code create and remove its worktrees through berth'
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -l force -d 'Overwrite berth\'s files and hook entries that differ from what this version installs'
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -l uninstall -d 'Take out exactly what init added, leaving every other key and hook as it was: from every runtime where berth\'s entries are found, unless --runtime names some'
+complete -c git-berth -n "__fish_git_berth_using_subcommand init" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and not __fish_seen_subcommand_from worktree-create worktree-remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and not __fish_seen_subcommand_from worktree-create worktree-remove" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and not __fish_seen_subcommand_from worktree-create worktree-remove" -f -a "worktree-create" -d 'Claude Code\'s WorktreeCreate: read its JSON on stdin, add the worktree, print its path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and not __fish_seen_subcommand_from worktree-create worktree-remove" -f -a "worktree-remove" -d 'Claude Code\'s WorktreeRemove: read its JSON on stdin, remove the worktree unless it holds work'
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-create" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-create" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-remove" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -s h -l help -d 'Print help'
+
+# Positional words: worktree names from the registry, commands, values.
+complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand release" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand path" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove rm" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -f -a "bash zsh fish"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect prune setup install trust guard init hook completions help"

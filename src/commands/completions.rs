@@ -1,0 +1,398 @@
+//! `git berth completions bash|zsh|fish`: shell completion scripts made from the clap definition,
+//! so they never lag the command line. The bash one plugs into git's own completion (`git berth
+//! <TAB>` calls `_git_berth`); zsh's and fish's are clap_complete's, with worktree names filled in
+//! at TAB time by `git berth completions worktrees` (a hidden value, not in the help or the
+//! manual), which reads the registry alone: no status, no graph.
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use anyhow::Result;
+use clap::builder::PossibleValuesParser;
+use clap::{Arg, ArgAction, Command};
+
+use crate::names;
+use crate::registry::Store;
+use crate::repo::Context;
+
+/// Print the completion script for bash, zsh or fish
+///
+/// bash: `git berth completions bash > ~/.local/share/bash-completion/completions/git-berth`; git's
+/// completion loads it the first time you type `git berth <TAB>` (without the bash-completion
+/// package, source the file from ~/.bashrc after git's own completion instead).
+///
+/// zsh: `git berth completions zsh > ~/.zfunc/_git-berth`, with `fpath=(~/.zfunc $fpath)` before
+/// `compinit` in ~/.zshrc; zsh's git completion then calls it for `git berth <TAB>`.
+///
+/// fish: `git berth completions fish > ~/.config/fish/completions/git-berth.fish`; fish's git
+/// completion hands `git berth <TAB>` to it.
+///
+/// Worktree names are completed from the repository's registry (the worktrees berth manages).
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the script for
+    #[arg(value_enum, value_name = "SHELL")]
+    pub output: Output,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Output {
+    Bash,
+    Zsh,
+    Fish,
+    /// Not a shell: the managed worktrees' names, one a line, which the scripts complete from.
+    #[value(hide = true)]
+    Worktrees,
+}
+
+/// The shells a script is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+impl Shell {
+    pub const ALL: [Shell; 3] = [Shell::Bash, Shell::Zsh, Shell::Fish];
+
+    /// The file name the script is installed under, as `share/completions/` keeps it.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Shell::Bash => "git-berth.bash",
+            Shell::Zsh => "_git-berth",
+            Shell::Fish => "git-berth.fish",
+        }
+    }
+}
+
+impl Output {
+    /// The shell a script is asked for; `None` for the worktree names.
+    pub fn shell(self) -> Option<Shell> {
+        match self {
+            Output::Bash => Some(Shell::Bash),
+            Output::Zsh => Some(Shell::Zsh),
+            Output::Fish => Some(Shell::Fish),
+            Output::Worktrees => None,
+        }
+    }
+}
+
+/// Writes the script for `shell`. `cmd` is the whole command line (`cli::Cli`).
+pub fn run(cmd: Command, shell: Shell, out: &mut dyn Write) -> Result<()> {
+    out.write_all(script(shell, cmd).as_bytes())?;
+    Ok(())
+}
+
+/// The managed worktrees' names, one a line, for the scripts: no git status, only the registry.
+pub fn worktrees(ctx: &Context, out: &mut dyn Write) -> Result<()> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    for record in registry.worktrees.iter().filter(|r| r.creating.is_none()) {
+        writeln!(out, "{}", record.name)?;
+    }
+    Ok(())
+}
+
+/// The commands whose name argument is a new worktree's, so existing names are not offered.
+const NEW_NAME: &[&str] = &["add"];
+
+/// What the positional words of a command are, for every shell's script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Words {
+    /// Names of managed worktrees, asked of `git berth completions worktrees` at TAB time.
+    Worktrees,
+    /// The commands of `git berth` (what `help` explains).
+    Commands,
+    /// The command's own subcommands (`hook worktree-create`).
+    Subcommands(Vec<String>),
+    /// A fixed set of values (`completions bash`).
+    Values(Vec<String>),
+}
+
+/// The positional words of `cmd`, when anything better than file names can be offered.
+fn positional_words(cmd: &Command) -> Option<Words> {
+    if cmd.get_name() == "help" {
+        return Some(Words::Commands);
+    }
+    let subcommands: Vec<String> = visible_commands(cmd)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if !subcommands.is_empty() {
+        return Some(Words::Subcommands(subcommands));
+    }
+    let arg = cmd.get_positionals().find(|a| !a.is_hide_set())?;
+    if matches!(arg.get_id().as_str(), "name" | "names") && !NEW_NAME.contains(&cmd.get_name()) {
+        return Some(Words::Worktrees);
+    }
+    let values = possible_values(arg);
+    (!values.is_empty()).then_some(Words::Values(values))
+}
+
+/// An argument's possible values a person may type (hidden ones left out).
+fn possible_values(arg: &Arg) -> Vec<String> {
+    arg.get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(|v| v.get_name().to_owned())
+        .collect()
+}
+
+/// The commands a person may type, with their aliases.
+fn visible_commands(cmd: &Command) -> Vec<&str> {
+    cmd.get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .flat_map(|s| std::iter::once(s.get_name()).chain(s.get_visible_aliases()))
+        .collect()
+}
+
+/// A command's name and visible aliases.
+fn spellings(cmd: &Command) -> Vec<&str> {
+    std::iter::once(cmd.get_name())
+        .chain(cmd.get_visible_aliases())
+        .collect()
+}
+
+/// The words after `git berth` that print the worktree names.
+const WORKTREES_WORDS: &str = "completions worktrees";
+
+/// The call that prints the worktree names, as the zsh and fish scripts run it.
+fn worktrees_call() -> String {
+    format!("{} {WORKTREES_WORDS} 2>/dev/null", names::TOOL)
+}
+
+/// The completion script for `shell`, made from `cmd`.
+pub fn script(shell: Shell, cmd: Command) -> String {
+    let mut cmd = cmd;
+    cmd.set_bin_name(names::BIN);
+    cmd.build();
+    match shell {
+        Shell::Bash => bash(&cmd),
+        Shell::Zsh => zsh(&cmd),
+        Shell::Fish => fish(&cmd),
+    }
+}
+
+fn generated(shell: clap_complete::Shell, cmd: &Command) -> String {
+    let mut cmd = cmd.clone();
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, names::BIN, &mut buf);
+    String::from_utf8(buf).expect("clap_complete writes UTF-8")
+}
+
+/// clap_complete's zsh function `_git-berth`, which zsh's git completion calls for `git berth`.
+/// Where a command takes worktree names or command names, clap_complete is handed a placeholder
+/// value, and the list it writes is replaced by the function that makes it at TAB time.
+fn zsh(cmd: &Command) -> String {
+    const WORKTREES: &str = "__berth_worktrees__";
+    const COMMANDS: &str = "__berth_commands__";
+    let mut marked = cmd.clone();
+    for sub in cmd.get_subcommands() {
+        let marker = match positional_words(sub) {
+            Some(Words::Worktrees) => WORKTREES,
+            Some(Words::Commands) => COMMANDS,
+            _ => continue,
+        };
+        let Some(arg) = sub.get_positionals().next() else {
+            continue;
+        };
+        let id = arg.get_id().to_string();
+        marked = marked.mut_subcommand(sub.get_name(), |sub| {
+            sub.mut_arg(id, |arg| {
+                arg.value_parser(PossibleValuesParser::new([marker]))
+            })
+        });
+    }
+    let text = generated(clap_complete::Shell::Zsh, &marked)
+        .replace(&format!("({WORKTREES})"), "_git-berth_worktrees")
+        .replace(&format!("({COMMANDS})"), "_git-berth_commands");
+    format!(
+        "{text}
+(( $+functions[_git-berth_worktrees] )) ||
+_git-berth_worktrees() {{
+    local -a worktrees
+    worktrees=(${{(f)\"$({call})\"}})
+    _describe -t worktrees 'worktree' worktrees
+}}
+",
+        call = worktrees_call()
+    )
+}
+
+/// clap_complete's fish completions for `git-berth` (fish's git completion hands `git berth`
+/// to them), and the positional words it leaves out.
+fn fish(cmd: &Command) -> String {
+    let mut text = generated(clap_complete::Shell::Fish, cmd);
+    let using = format!("__fish_{}_using_subcommand", names::BIN.replace('-', "_"));
+    text.push_str("\n# Positional words: worktree names from the registry, commands, values.\n");
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let words = match positional_words(sub) {
+            Some(Words::Worktrees) => format!("({})", worktrees_call()),
+            Some(Words::Commands) => visible_commands(cmd).join(" "),
+            Some(Words::Values(values)) => values.join(" "),
+            // clap_complete completes subcommands itself.
+            Some(Words::Subcommands(_)) | None => continue,
+        };
+        let _ = writeln!(
+            text,
+            "complete -c {bin} -n \"{using} {spellings}\" -f -a \"{words}\"",
+            bin = names::BIN,
+            spellings = spellings(sub).join(" "),
+        );
+    }
+    text
+}
+
+/// A small `_git_berth` for git's bash completion (git-completion.bash): the commands, each
+/// command's long options, the values an option takes where they are known, worktree names.
+fn bash(cmd: &Command) -> String {
+    let mut s = format!(
+        "\
+# bash completion for git berth, through git's own completion: `git berth <TAB>` calls
+# _git_berth. Generated by `git berth completions bash`; regenerate rather than edit.
+#
+# Install: git berth completions bash > ~/.local/share/bash-completion/completions/git-berth
+# (git's completion loads it on the first `git berth <TAB>`), or, without the bash-completion
+# package, source this file from ~/.bashrc after git's completion.
+
+_git_berth ()
+{{
+\tlocal commands=\"{commands}\"
+\tlocal command
+\tcommand=\"$(__git_find_on_cmdline \"$commands\")\"
+
+\t# The value of an option: `--opt <TAB>` and `--opt=<TAB>`.
+\tlocal option=\"$prev\" value=\"$cur\"
+\tcase \"$cur\" in
+\t--*=*) option=\"${{cur%%=*}}\" value=\"${{cur#*=}}\" ;;
+\tesac
+\tcase \"$command,$option\" in
+",
+        commands = visible_commands(cmd).join(" ")
+    );
+    for arg in cmd.get_arguments().filter(|a| a.is_global_set()) {
+        if let (Some(long), Some(values)) = (arg.get_long(), bash_value(arg)) {
+            let _ = writeln!(s, "\t*,--{long}) {values}; return ;;");
+        }
+    }
+    let subs: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    let patterns = |sub: &Command, suffix: &str| -> String {
+        let spelled: Vec<String> = spellings(sub)
+            .iter()
+            .map(|p| format!("{p},{suffix}"))
+            .collect();
+        spelled.join("|")
+    };
+    for sub in &subs {
+        for arg in sub
+            .get_arguments()
+            .filter(|a| !a.is_hide_set() && !a.is_global_set())
+        {
+            if let (Some(long), Some(values)) = (arg.get_long(), bash_value(arg)) {
+                let _ = writeln!(
+                    s,
+                    "\t{}) {values}; return ;;",
+                    patterns(sub, &format!("--{long}"))
+                );
+            }
+        }
+    }
+    s.push_str(
+        "\
+\t*,--*) case \"$cur\" in --*=*) return ;; esac ;;
+\tesac
+
+\tcase \"$command,$cur\" in
+",
+    );
+    let _ = writeln!(
+        s,
+        "\t,--*) __gitcomp \"{}\" ;;",
+        long_options(cmd).join(" ")
+    );
+    s.push_str("\t,*) __gitcomp \"$commands\" ;;\n");
+    for sub in &subs {
+        let _ = writeln!(
+            s,
+            "\t{}) __gitcomp \"{}\" ;;",
+            patterns(sub, "--*"),
+            long_options(sub).join(" ")
+        );
+    }
+    for sub in &subs {
+        let words = match positional_words(sub) {
+            // `__git` runs git as the command line does (`git -C <dir>`), quietly.
+            Some(Words::Worktrees) => format!(
+                "__gitcomp_nl \"$(__git {} {WORKTREES_WORDS})\"",
+                names::TOOL.trim_start_matches("git ")
+            ),
+            Some(Words::Commands) => "__gitcomp \"$commands\"".to_owned(),
+            Some(Words::Subcommands(words) | Words::Values(words)) => {
+                format!("__gitcomp \"{}\"", words.join(" "))
+            }
+            // Nothing offered: bash falls back to file names, as git's completion sets it up.
+            None => continue,
+        };
+        let _ = writeln!(s, "\t{}) {words} ;;", patterns(sub, "*"));
+    }
+    let _ = write!(
+        s,
+        "\
+\tesac
+}}
+
+# `git-berth <TAB>` as well, through the same helpers, where git's completion is loaded.
+if ! declare -F __git_complete >/dev/null && declare -F _completion_loader >/dev/null; then
+\t_completion_loader git
+fi
+if declare -F __git_complete >/dev/null; then
+\t__git_complete {bin} _git_berth
+fi
+",
+        bin = names::BIN
+    );
+    s
+}
+
+/// Does this argument take a value?
+fn takes_value(arg: &Arg) -> bool {
+    matches!(arg.get_action(), ArgAction::Set | ArgAction::Append)
+}
+
+/// `--name` for a flag, `--name=` for an option that takes a value (git's completion then adds
+/// no space), and `--help`; hidden ones left out.
+fn long_options(cmd: &Command) -> Vec<String> {
+    let mut options: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| {
+            let long = a.get_long()?;
+            Some(format!("--{long}{}", if takes_value(a) { "=" } else { "" }))
+        })
+        .collect();
+    if !options.iter().any(|o| o == "--help") {
+        options.push("--help".to_owned());
+    }
+    options
+}
+
+/// How bash completes an option's value: its possible values, refs for a revision or branch, or
+/// nothing (`--setup <cmd>`). `None` for a flag.
+fn bash_value(arg: &Arg) -> Option<String> {
+    if !takes_value(arg) {
+        return None;
+    }
+    let values = possible_values(arg);
+    let value_name = arg
+        .get_value_names()
+        .and_then(|n| n.first())
+        .map(|n| n.as_str().to_owned())
+        .unwrap_or_default();
+    Some(if !values.is_empty() {
+        format!("__gitcomp \"{}\" \"\" \"$value\"", values.join(" "))
+    } else if matches!(value_name.as_str(), "REV" | "BRANCH") {
+        "__git_complete_refs --cur=\"$value\"".to_owned()
+    } else {
+        ":".to_owned()
+    })
+}
