@@ -136,7 +136,7 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
         }
     }
     if !args.local {
-        eprintln!("hint: {}", crate::worktree::create::UNCOMMITTED_HOOKS_HINT);
+        eprintln!("hint: {}", crate::hooks::UNCOMMITTED_HINT);
     }
     Ok(())
 }

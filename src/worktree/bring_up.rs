@@ -54,7 +54,7 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
             "no worktree hook is in force in '{name}': its checkout has no .worktree-hooks and \
              this clone has no local ones"
         ));
-        eprintln!("hint: {}", crate::worktree::create::UNCOMMITTED_HOOKS_HINT);
+        eprintln!("hint: {}", crate::hooks::UNCOMMITTED_HINT);
     }
     ensure_trusted(ctx, &in_force)?;
     give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);

@@ -154,15 +154,11 @@ fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
             hooks::checkout_dir(current).display(),
             plan.branch
         ));
-        eprintln!("hint: {}", UNCOMMITTED_HOOKS_HINT);
+        eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
     }
     setup::ensure_trusted(ctx, &in_force)?;
     Ok(in_force)
 }
-
-/// What `add` and `install` say when the checkout's hooks are not the committed ones.
-pub const UNCOMMITTED_HOOKS_HINT: &str = "a new worktree gets the hooks of the commit it starts \
-from: commit .worktree-hooks, or install them with --local";
 
 /// Write the record (marked `creating`, so a killed add is rolled back) with its port block,
 /// under the lock. With no block free, first remove what `clean` would remove, then try once
