@@ -613,3 +613,18 @@ fn an_add_killed_while_its_branch_ref_was_locked_does_not_refuse_the_next_add() 
     assert!(!lock.exists());
     assert!(git_worktree_at(&sb, &repo, &path).is_some());
 }
+
+#[test]
+fn a_config_lock_left_by_a_killed_berth_does_not_stop_branch_deletion() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.berth_ok(&repo, &["add", "done"]);
+    // As if a berth was killed while gix held the config's lock in an earlier deletion.
+    let lock = sb.common_dir(&repo).join("config.lock");
+    std::fs::write(&lock, "").unwrap();
+    let out = sb.berth(&repo, &["remove", "done", "--delete-branch"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    assert!(!sb.has_branch(&repo, "berth/done"));
+    // git's own config is untouched, and still readable.
+    sb.git(&repo, &["config", "--list"]);
+}

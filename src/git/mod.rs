@@ -39,6 +39,38 @@ pub fn delete_branch(
     expected: gix::ObjectId,
 ) -> anyhow::Result<()> {
     let name = branch_ref(short)?;
+    // gix takes the config's lock to drop `branch.<name>` even when there is none, and a kill
+    // while it holds it leaves `config.lock`, which refuses every later branch deletion. A
+    // branch with no config of its own (every branch berth makes) is deleted by its ref alone.
+    let has_config = repo
+        .config_snapshot()
+        .plumbing()
+        .sections_by_name("branch")
+        .into_iter()
+        .flatten()
+        .any(|section| section.header().subsection_name() == Some(short.into()));
+    if !has_config {
+        // As gix would: a branch some worktree has checked out is not deleted.
+        let dirs = worktrees::checked_out_in(repo, short)?;
+        if !dirs.is_empty() {
+            return Err(worktrees::checked_out_elsewhere(short, &dirs));
+        }
+        let edit = gix::refs::transaction::RefEdit {
+            change: gix::refs::transaction::Change::Delete {
+                expected: gix::refs::transaction::PreviousValue::MustExistAndMatch(
+                    gix::refs::Target::Object(expected),
+                ),
+                log: gix::refs::transaction::RefLog::AndReference,
+            },
+            name,
+            deref: false,
+        };
+        return repo
+            .edit_reference(edit)
+            .map(|_| ())
+            .map_err(crate::git::gix_err)
+            .map_err(|e| e.context(format!("cannot delete branch '{short}'")));
+    }
     let mut repo = repo.clone();
     repo.delete_local_branches_if_unchanged([(name, gix::refs::Target::Object(expected))])
         .map_err(crate::git::gix_err)
