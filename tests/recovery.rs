@@ -598,3 +598,53 @@ fn add_of_the_name_finishes_a_killed_remove_itself() {
     );
     assert!(auth.join(".git").is_file());
 }
+
+/// `add`s killed at random points (12 kills over 4 names) leave nothing the next `add` of each
+/// name trips on: no temp file, no ref lock, no config lock.
+#[test]
+fn a_kill_loop_over_add_leaves_no_temp_file_or_lock_after_the_next_add() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut seed = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos(),
+    );
+    let mut next_delay = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::time::Duration::from_micros((seed >> 33) % 25_000)
+    };
+    for i in 0..12 {
+        let name = format!("k{}", i % 4);
+        let mut child = sb
+            .berth_command(&repo, &["add", &name])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(next_delay());
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+    }
+    for i in 0..4 {
+        let out = sb.berth(&repo, &["add", &format!("k{i}")]);
+        assert!(out.status.success(), "k{i}: {}", common::outputs(&out));
+    }
+    let common_dir = sb.common_dir(&repo);
+    assert_eq!(temp_files(&common_dir.join("berth")), Vec::<String>::new());
+    assert!(!common_dir.join("config.lock").exists());
+    let locks: Vec<_> = std::fs::read_dir(common_dir.join("refs/heads/berth"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.ends_with(".lock"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(locks, Vec::<String>::new());
+    let rows = sb.list_rows(&repo, false);
+    assert!(rows.iter().all(|r| r["state"] == "ok"), "{rows:?}");
+}
