@@ -274,7 +274,16 @@ pub fn drop_admin_entries_of(common_dir: &Path, path: &Path) -> Result<()> {
             && target
                 .parent()
                 .is_some_and(|p| p == path || real_or_same(p) == here);
-        if points_here {
+        // A kill while the admin entry was being written leaves its `gitdir` empty (or
+        // missing): it is the one named after this worktree's folder (maybe with a number).
+        let half_written = gitdir.trim().is_empty()
+            && path.file_name().is_some_and(|folder| {
+                let id = entry.file_name();
+                let (id, folder) = (id.to_string_lossy(), folder.to_string_lossy());
+                id.strip_prefix(folder.as_ref())
+                    .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+            });
+        if points_here || half_written {
             fs::remove_dir_all(entry.path())
                 .with_context(|| format!("cannot remove {}", entry.path().display()))?;
         }
