@@ -335,19 +335,7 @@ fn a_kill_loop_over_claim_release_and_remove_leaves_no_temp_file_after_the_next_
     for i in 0..10 {
         sb.add(&repo, &[&format!("w{i}")]);
     }
-    // Short pseudo-random delays (no dependency for one test): an LCG seeded by the clock.
-    let mut seed = u64::from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos(),
-    );
-    let mut next_delay = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        std::time::Duration::from_micros((seed >> 33) % 15_000)
-    };
+    let mut next_delay = random_delays(15_000);
     for i in 0..30 {
         let name = format!("w{}", i / 3);
         let args: Vec<&str> = match i % 3 {
@@ -355,15 +343,7 @@ fn a_kill_loop_over_claim_release_and_remove_leaves_no_temp_file_after_the_next_
             1 => vec!["--session", "s1", "release", "auth"],
             _ => vec!["remove", "--force", &name],
         };
-        let mut child = sb
-            .berth_command(&repo, &args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(next_delay());
-        let _ = child.kill(); // SIGKILL
-        child.wait().unwrap();
+        kill_after(&sb, &repo, &args, next_delay());
     }
     // Whatever the kills hit, also leave one temp file of a dead writer beside each state file.
     let mut gone = std::process::Command::new("true").spawn().unwrap();
@@ -605,29 +585,10 @@ fn add_of_the_name_finishes_a_killed_remove_itself() {
 fn a_kill_loop_over_add_leaves_no_temp_file_or_lock_after_the_next_add() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
-    let mut seed = u64::from(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos(),
-    );
-    let mut next_delay = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        std::time::Duration::from_micros((seed >> 33) % 25_000)
-    };
+    let mut next_delay = random_delays(25_000);
     for i in 0..12 {
         let name = format!("k{}", i % 4);
-        let mut child = sb
-            .berth_command(&repo, &["add", &name])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(next_delay());
-        let _ = child.kill(); // SIGKILL
-        child.wait().unwrap();
+        kill_after(&sb, &repo, &["add", &name], next_delay());
     }
     for i in 0..4 {
         let out = sb.berth(&repo, &["add", &format!("k{i}")]);
@@ -647,4 +608,34 @@ fn a_kill_loop_over_add_leaves_no_temp_file_or_lock_after_the_next_add() {
     assert_eq!(locks, Vec::<String>::new());
     let rows = sb.list_rows(&repo, false);
     assert!(rows.iter().all(|r| r["state"] == "ok"), "{rows:?}");
+}
+
+/// Short pseudo-random delays below `max_micros` (no dependency for two tests): an LCG seeded by
+/// the clock, so each run kills at other points.
+fn random_delays(max_micros: u64) -> impl FnMut() -> std::time::Duration {
+    let mut seed = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos(),
+    );
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        std::time::Duration::from_micros((seed >> 33) % max_micros)
+    }
+}
+
+/// Start `git-berth <args>` and SIGKILL it after `delay`, wherever it is.
+fn kill_after(sb: &Sandbox, repo: &Path, args: &[&str], delay: std::time::Duration) {
+    let mut child = sb
+        .berth_command(repo, args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL
+    child.wait().unwrap();
 }

@@ -591,33 +591,37 @@ impl Walk<'_> {
             self.unknown("commands nested too deep");
             return;
         }
-        match scan::scan(text, self.depth + 1) {
-            Ok(toks) => {
-                self.taint(&toks);
-                if let Some(what) = self.redefines.take() {
-                    self.unknown(what);
-                    return;
-                }
-                self.depth += 1;
-                self.list(&toks);
-                self.depth -= 1;
-            }
-            Err(NotShell(why)) => self.unknown(format!("`{}` ({why})", short(text))),
+        if let Some(toks) = self.scan_nested(text) {
+            self.depth += 1;
+            self.list(&toks);
+            self.depth -= 1;
         }
     }
 
+    /// Text run by a nested shell (`sh -c`, `eval`, a trap): in a subshell of its own.
     fn nested_text(&mut self, text: &str) {
+        if let Some(toks) = self.scan_nested(text) {
+            self.nested(&toks);
+        }
+    }
+
+    /// Shell text met inside the command, scanned one level deeper with what it sets found
+    /// first. Text that will not scan (or that redefines names) could still run as something:
+    /// nobody can say where, so it is unknown.
+    fn scan_nested(&mut self, text: &str) -> Option<Vec<Tok>> {
         match scan::scan(text, self.depth + 1) {
             Ok(toks) => {
                 self.taint(&toks);
                 if let Some(what) = self.redefines.take() {
                     self.unknown(what);
-                    return;
+                    return None;
                 }
-                self.nested(&toks)
+                Some(toks)
             }
-            // Text that will not scan could still run as something: nobody can say where.
-            Err(NotShell(why)) => self.unknown(format!("`{}` ({why})", short(text))),
+            Err(NotShell(why)) => {
+                self.unknown(format!("`{}` ({why})", short(text)));
+                None
+            }
         }
     }
 
