@@ -58,11 +58,6 @@ pub struct Record {
 }
 
 impl Record {
-    /// The commit the branch started from.
-    pub fn base_id(&self) -> Option<gix::ObjectId> {
-        self.base_commit
-    }
-
     /// The base commit in hex, as hooks and JSON show it (empty when there is none).
     pub fn base_hex(&self) -> String {
         self.base_commit

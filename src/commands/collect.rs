@@ -179,7 +179,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     work.head = Some(head);
     let base = graph::Base::of(
         &repo,
-        record.base_id(),
+        record.base_commit,
         &record.base_ref,
         work.branch.as_deref(),
     );

@@ -226,7 +226,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
     if let (Some(head), Some(record)) = (head, record) {
         let base = graph::Base::of(
             &repo,
-            record.base_id(),
+            record.base_commit,
             &record.base_ref,
             row.branch.as_deref(),
         );

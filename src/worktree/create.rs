@@ -458,7 +458,7 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         if record.ports.is_some() {
             free_ports(ctx, &record.name);
         }
-        let base = record.base_id();
+        let base = record.base_commit;
         let new_branch = record.creating.as_ref().is_some_and(|c| c.new_branch);
         if new_branch
             && let Some(base) = base

@@ -170,7 +170,7 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     // The worktree's own work: commits on its HEAD since the commit it started from.
     if let Some(head) = head {
         let mut elsewhere: Vec<gix::ObjectId> = trunk.into_iter().collect();
-        elsewhere.extend(record.base_id());
+        elsewhere.extend(record.base_commit);
         if matches!(scope, Scope::Remove { .. }) {
             elsewhere.extend(graph::upstream_tip(&ctx.repo, &facts.branch));
         }
