@@ -9,6 +9,7 @@ pub mod git;
 pub mod guard;
 pub mod hooks;
 pub mod inventory;
+pub mod landing;
 pub mod names;
 pub mod paths;
 pub mod ports;
