@@ -604,7 +604,7 @@ fn read(path: &Path) -> Result<Book> {
 
 /// Parse the file; the error is one line. An entry that could not have been written is refused.
 fn parse(text: &str) -> Result<Book, String> {
-    let book: Book = toml::from_str(text).map_err(|e| e.message().replace('\n', " "))?;
+    let book: Book = toml::from_str(text).map_err(|e| statefile::toml_reason(text, &e))?;
     if book.version > FORMAT_VERSION {
         return Err(format!(
             "format version {} is newer than this {} understands ({FORMAT_VERSION})",
@@ -1143,6 +1143,9 @@ mod tests {
             let (line, hint) = error::render(&err);
             assert!(line.starts_with("corrupt port blocks "), "{line}");
             assert!(line.contains("ports.toml"), "{line}");
+            if text.starts_with("[[block]\n") {
+                assert!(line.contains(": line "), "{line}");
+            }
             assert!(hint.unwrap().contains("never rewrites"));
             m.store.free(&m.common_dir("a"), "x").unwrap_err();
             m.store.prune().unwrap_err();

@@ -311,7 +311,7 @@ pub fn parse(text: &str) -> Result<Registry, String> {
 }
 
 fn parse_file(text: &str) -> Result<(Registry, Vec<Removing>), String> {
-    let file: File = toml::from_str(text).map_err(|e| e.message().replace('\n', " "))?;
+    let file: File = toml::from_str(text).map_err(|e| statefile::toml_reason(text, &e))?;
     if file.version > FORMAT_VERSION {
         return Err(format!(
             "format version {} is newer than this {} understands ({FORMAT_VERSION})",
@@ -407,7 +407,10 @@ mod tests {
         let err = store.update(|_| Ok(())).unwrap_err();
         let (line, hint) = crate::error::render(&err);
         assert!(line.starts_with("corrupt registry "), "{line}");
-        assert!(line.contains("registry.toml"), "{line}");
+        assert!(
+            line.contains("registry.toml: line 1, column 12: "),
+            "{line}"
+        );
         assert!(hint.is_some());
         assert_eq!(fs::read(store.path()).unwrap(), b"[[worktree]\nname = ");
     }

@@ -34,6 +34,20 @@ pub fn corrupt(path: &Path, what: &str, reason: &str) -> anyhow::Error {
     )
 }
 
+/// A TOML parse error of `text` as one line that says where: `line 3, column 7: <what>`.
+pub fn toml_reason(text: &str, err: &toml::de::Error) -> String {
+    let what = err.message().replace('\n', " ");
+    match err.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what,
+    }
+}
+
 /// The temp file this process writes `path` through: `.<name>.tmp.<pid>` beside it.
 fn temp_path(path: &Path) -> std::path::PathBuf {
     let file_name = path.file_name().unwrap_or_default().to_string_lossy();
@@ -112,6 +126,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_toml_error_says_its_line_and_column() {
+        let text = "version = 1\n\n[[worktree]\nname = \"a\"\n";
+        let err = toml::from_str::<toml::Table>(text).unwrap_err();
+        let reason = toml_reason(text, &err);
+        assert!(reason.starts_with("line 3, column "), "{reason}");
+        assert!(!reason.contains('\n'), "{reason}");
+    }
 
     #[test]
     fn a_write_removes_the_temp_files_of_dead_writers_and_leaves_live_ones() {

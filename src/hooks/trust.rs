@@ -136,7 +136,7 @@ fn read_trust(path: &Path) -> Result<TrustFile> {
     };
     let corrupt = |reason: &str| statefile::corrupt(path, "trust file", reason);
     let file: TrustFile =
-        toml::from_str(&text).map_err(|e| corrupt(&e.message().replace('\n', " ")))?;
+        toml::from_str(&text).map_err(|e| corrupt(&statefile::toml_reason(&text, &e)))?;
     if file.version > TRUST_VERSION {
         return Err(corrupt(&format!(
             "format version {} is newer than this {} understands ({TRUST_VERSION})",
@@ -213,7 +213,8 @@ mod tests {
         ] {
             let refusal = err.downcast_ref::<error::Refusal>().unwrap();
             assert!(
-                refusal.message.contains(&path.display().to_string()),
+                refusal.message.contains(&path.display().to_string())
+                    && refusal.message.contains("line 1, column "),
                 "{}",
                 refusal.message
             );
