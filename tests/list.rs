@@ -743,3 +743,39 @@ fn list_shows_why_a_claim_is_stale_and_says_you_for_your_own() {
         "JSON keeps the session's id"
     );
 }
+
+#[test]
+fn list_with_the_registry_gone_names_the_worktrees_it_hides_and_how_to_see_them() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["auth"]);
+    let by_hand = sb.root.join("by-hand");
+    sb.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "by-hand",
+            by_hand.to_str().unwrap(),
+        ],
+    );
+    std::fs::remove_file(sb.registry_path(&repo)).unwrap();
+
+    let out = sb.berth(&repo, &["list"]);
+    assert!(out.status.success());
+    assert_eq!(common::stdout(&out), "");
+    let err = common::stderr(&out);
+    assert!(err.contains("git has 2 linked worktrees"), "{err}");
+    assert!(err.contains("auth") && err.contains("by-hand"), "{err}");
+    assert!(err.contains("list --all"), "{err}");
+    assert!(!err.contains("no worktrees yet"), "{err}");
+
+    let all = sb.berth_ok(&repo, &["list", "--all"]);
+    assert!(all.contains("auth") && all.contains("by-hand"), "{all}");
+
+    let empty = sb.repo("empty");
+    let err = common::stderr(&sb.berth(&empty, &["list"]));
+    assert!(err.contains("no worktrees yet"), "{err}");
+}

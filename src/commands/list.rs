@@ -171,6 +171,9 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
         super::write_json(out, &listing)
     } else {
         let term = Terminal::detect(|key| ctx.config_string(key));
+        if registry.worktrees.is_empty() && !args.all {
+            return say_unmanaged(ctx, &registry);
+        }
         table(out, &listing.worktrees, &mine, args.full, &term)
     }
 }
@@ -247,6 +250,30 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
 
 /// The table a person reads: fitted to the terminal (path first, then status and branch), full
 /// width into a pipe or with `--full`, coloured only where git would colour.
+/// An empty list that hides worktrees (the registry is gone, or they were made with `git worktree
+/// add`): say which, and how to see and adopt them, rather than "no worktrees yet".
+fn say_unmanaged(ctx: &Context, registry: &crate::registry::Registry) -> Result<()> {
+    let tool = crate::names::TOOL;
+    let others: Vec<String> = inventory::entries(ctx, registry, true)?
+        .into_iter()
+        .filter(|e| e.kind == inventory::Kind::Unmanaged)
+        .map(|e| e.name)
+        .collect();
+    if others.is_empty() {
+        eprintln!("no worktrees yet; make one with {tool} add <name>");
+    } else {
+        let plural = if others.len() == 1 { "" } else { "s" };
+        eprintln!(
+            "no managed worktrees, but git has {} linked worktree{plural} that {tool} does not \
+             manage: {}",
+            others.len(),
+            others.join(", ")
+        );
+        eprintln!("hint: `{tool} list --all` shows them; `{tool} setup` run inside one adopts it");
+    }
+    Ok(())
+}
+
 fn table(
     out: &mut dyn Write,
     rows: &[Row],
@@ -255,10 +282,7 @@ fn table(
     term: &Terminal,
 ) -> Result<()> {
     if rows.is_empty() {
-        eprintln!(
-            "no worktrees yet; make one with {} add <name>",
-            crate::names::TOOL
-        );
+        eprintln!("no worktree matches (`--mine` and `--status` filter the list)");
         return Ok(());
     }
     let mut columns = vec![
