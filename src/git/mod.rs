@@ -5,6 +5,7 @@ pub mod config;
 pub mod graph;
 pub mod hooks;
 pub mod quick;
+pub mod refs;
 pub mod status;
 pub mod tree;
 pub mod worktrees;
