@@ -3,6 +3,7 @@
 //! file that does not parse is an error that names it, and is never overwritten. Beside the
 //! records it keeps the removals that have begun, so a killed `remove` can be finished.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -11,9 +12,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::{names, statefile};
 
-/// The format this build reads and writes. A newer file is refused rather than rewritten without
-/// the fields this build does not know.
+/// The format this build writes while no agent is recorded. A newer file is refused rather than
+/// rewritten without the fields this build does not know.
 pub const FORMAT_VERSION: u32 = 1;
+/// The format of a file that records agents (`[[agent]]`): a build that knows only version 1
+/// would drop them on its next write, so it must refuse such a file instead. The newest format
+/// this build reads.
+pub const AGENTS_FORMAT_VERSION: u32 = 2;
 
 /// All managed worktrees of one repository.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +60,10 @@ pub struct Record {
     /// The worktree's machine-wide port block, when the project asks for ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<crate::ports::Block>,
+    /// The branch was there before berth (`add --branch`, or an adopted worktree): berth
+    /// deletes it only with `--force`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub branch_given: bool,
 }
 
 impl Record {
@@ -128,6 +137,62 @@ impl Removing {
     }
 }
 
+/// An agent berth launched for this repository (`layer1`, `layer2`, `spawn`, `--here`): where it
+/// works, how to find its pane again and how to launch it again. Whether it is alive is read
+/// from its process alone (pid and start time), never by asking the terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agent {
+    pub name: String,
+    /// 1 (its own tab and worktree) or 2 (a split beside its layer-1 parent, in its worktree).
+    pub layer: u8,
+    pub runtime: String,
+    /// The worktree it works in, absolute.
+    pub worktree: PathBuf,
+    /// The managed worktree's name (its `--worktree` group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree_name: Option<String>,
+    pub branch: String,
+    /// `tmux`, `herdr` or `none` (launched with `--here`).
+    pub backend: String,
+    /// The pane's id in its terminal (`%3` in tmux); panes are found again by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane: Option<String>,
+    /// The tmux server's socket, so later commands reach the same server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket: Option<PathBuf>,
+    /// The agent's process, and its start time (clock ticks since boot) so a reused pid is not
+    /// taken for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
+    /// Its own session (`BERTH_SESSION`), which holds its claims.
+    pub session: String,
+    /// A layer-2 agent's layer-1 parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The runtime's command line before the norms and the prompt are added (what `respawn`
+    /// builds on).
+    pub base: Vec<String>,
+    /// The whole command line it was launched with.
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub started: u64,
+    /// The environment berth gave it (beside the two hatches, which it removes).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+impl Agent {
+    /// Whether its process still runs: pid and start time, from `/proc` alone.
+    pub fn alive(&self) -> bool {
+        self.pid
+            .is_some_and(|pid| crate::process::alive(pid, self.pid_start))
+    }
+}
+
 /// The file as written: the registry and the removals that have begun. The marks live beside
 /// the records, not in them, so that a record is the same value in every caller.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -138,6 +203,8 @@ struct File {
     worktrees: Vec<Record>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     removing: Vec<Removing>,
+    #[serde(default, rename = "agent", skip_serializing_if = "Vec::is_empty")]
+    agents: Vec<Agent>,
 }
 
 /// What an unfinished `add` had begun, so that rolling it back removes only what it made.
@@ -187,6 +254,8 @@ pub struct Locked {
     _lock: fslock::LockFile,
     pub registry: Registry,
     removing: Vec<Removing>,
+    /// The agents berth launched, saved with the registry.
+    pub agents: Vec<Agent>,
 }
 
 impl Store {
@@ -204,10 +273,15 @@ impl Store {
         Ok(read(&self.path())?.0)
     }
 
+    /// The agents berth launched, read without the lock.
+    pub fn agents(&self) -> Result<Vec<Agent>> {
+        Ok(read(&self.path())?.2)
+    }
+
     /// The records whose removal has begun, read without the lock (so a removal running now is
     /// among them).
     pub fn removing(&self) -> Result<Vec<Record>> {
-        let (registry, marks) = read(&self.path())?;
+        let (registry, marks, _) = read(&self.path())?;
         Ok(registry
             .worktrees
             .into_iter()
@@ -224,12 +298,13 @@ impl Store {
             .with_context(|| format!("cannot open {}", lock_path.display()))?;
         lock.lock()
             .with_context(|| format!("cannot lock {}", lock_path.display()))?;
-        let (registry, removing) = read(&self.path())?;
+        let (registry, removing, agents) = read(&self.path())?;
         Ok(Locked {
             store: self.clone(),
             _lock: lock,
             registry,
             removing,
+            agents,
         })
     }
 
@@ -249,14 +324,20 @@ impl Locked {
     /// Write the registry atomically; the lock stays held until this value is dropped. A mark
     /// whose record is gone goes with it.
     pub fn save(&mut self) -> Result<()> {
-        self.registry.version = FORMAT_VERSION;
+        let version = if self.agents.is_empty() {
+            FORMAT_VERSION
+        } else {
+            AGENTS_FORMAT_VERSION
+        };
+        self.registry.version = version;
         let registry = &self.registry;
         self.removing
             .retain(|mark| registry.worktrees.iter().any(|r| mark.is(r)));
         let file = File {
-            version: FORMAT_VERSION,
+            version,
             worktrees: self.registry.worktrees.clone(),
             removing: self.removing.clone(),
+            agents: self.agents.clone(),
         };
         write_atomic(&self.store.path(), &file)
     }
@@ -296,9 +377,11 @@ impl Locked {
     }
 }
 
-fn read(path: &Path) -> Result<(Registry, Vec<Removing>)> {
+type Parsed = (Registry, Vec<Removing>, Vec<Agent>);
+
+fn read(path: &Path) -> Result<Parsed> {
     match statefile::read_text(path, "registry")? {
-        None => Ok((Registry::default(), Vec::new())),
+        None => Ok((Registry::default(), Vec::new(), Vec::new())),
         Some(text) => {
             parse_file(&text).map_err(|reason| statefile::corrupt(path, "registry", &reason))
         }
@@ -307,14 +390,14 @@ fn read(path: &Path) -> Result<(Registry, Vec<Removing>)> {
 
 /// Parse a registry text; the error is one line.
 pub fn parse(text: &str) -> Result<Registry, String> {
-    parse_file(text).map(|(registry, _)| registry)
+    parse_file(text).map(|(registry, _, _)| registry)
 }
 
-fn parse_file(text: &str) -> Result<(Registry, Vec<Removing>), String> {
+fn parse_file(text: &str) -> Result<Parsed, String> {
     let file: File = toml::from_str(text).map_err(|e| statefile::toml_reason(text, &e))?;
-    if file.version > FORMAT_VERSION {
+    if file.version > AGENTS_FORMAT_VERSION {
         return Err(format!(
-            "format version {} is newer than this {} understands ({FORMAT_VERSION})",
+            "format version {} is newer than this {} understands ({AGENTS_FORMAT_VERSION})",
             file.version,
             names::TOOL
         ));
@@ -323,7 +406,7 @@ fn parse_file(text: &str) -> Result<(Registry, Vec<Removing>), String> {
         version: file.version,
         worktrees: file.worktrees,
     };
-    Ok((registry, file.removing))
+    Ok((registry, file.removing, file.agents))
 }
 
 fn write_atomic(path: &Path, file: &File) -> Result<()> {
@@ -348,6 +431,7 @@ mod tests {
             creating: None,
             setup: None,
             ports: None,
+            branch_given: false,
         }
     }
 
@@ -419,6 +503,70 @@ mod tests {
     fn a_newer_format_is_refused_not_rewritten() {
         let err = parse("version = 99\n").unwrap_err();
         assert!(err.contains("newer"), "{err}");
+    }
+
+    fn agent(name: &str) -> Agent {
+        Agent {
+            name: name.into(),
+            layer: 1,
+            runtime: "shell".into(),
+            worktree: PathBuf::from(format!("/wt/{name}")),
+            worktree_name: Some(name.into()),
+            branch: format!("berth/{name}"),
+            backend: "tmux".into(),
+            pane: Some("%3".into()),
+            socket: Some(PathBuf::from("/tmp/tmux-1/default")),
+            pid: Some(4121),
+            pid_start: Some(7),
+            session: format!("agent-{name}"),
+            parent: None,
+            base: vec!["sh".into()],
+            command: vec!["sh".into()],
+            prompt: Some("say \"hi\"\nthen stop".into()),
+            started: 1_700_000_000,
+            env: BTreeMap::from([("BERTH_AGENT_LAYER".to_owned(), "1".to_owned())]),
+        }
+    }
+
+    #[test]
+    fn agents_are_saved_beside_the_worktrees_and_mark_the_file_as_version_2() {
+        let dir = scratch("agents");
+        let store = Store::new(dir.0.clone());
+        store
+            .update(|r| {
+                r.worktrees.push(record("a"));
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            !fs::read_to_string(store.path())
+                .unwrap()
+                .contains("version = 2")
+        );
+        let mut locked = store.lock().unwrap();
+        locked.agents.push(agent("a"));
+        locked.save().unwrap();
+        drop(locked);
+        let text = fs::read_to_string(store.path()).unwrap();
+        assert!(text.contains("version = 2"), "{text}");
+        assert!(text.contains("[[agent]]"), "{text}");
+        assert_eq!(store.agents().unwrap(), vec![agent("a")]);
+        // A write that changes only the worktrees keeps the agents.
+        store
+            .update(|r| {
+                r.worktrees.push(record("b"));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(store.agents().unwrap(), vec![agent("a")]);
+        assert_eq!(store.load().unwrap().worktrees.len(), 2);
+    }
+
+    #[test]
+    fn a_file_without_agents_reads_as_it_did_and_a_version_3_is_refused() {
+        let text = "version = 1\n";
+        assert!(parse(text).unwrap().worktrees.is_empty());
+        assert!(parse("version = 3\n").unwrap_err().contains("newer"));
     }
 
     #[test]

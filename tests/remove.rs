@@ -467,3 +467,43 @@ fn remove_judges_merged_against_the_configured_trunk() {
     assert!(!path.exists());
     assert!(!sb.has_branch(&repo, "berth/auth"));
 }
+
+#[test]
+fn remove_delete_branch_of_a_branch_berth_did_not_create_needs_force() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "feature"]);
+    sb.add(&repo, &["work", "--branch", "feature"]);
+
+    let line = refused(&sb, &repo, &["remove", "--delete-branch", "work"]);
+    let (_, hint) = error_lines(&sb.berth_err(&repo, &["remove", "--delete-branch", "work"]));
+    assert!(
+        line.contains("feature, a branch git berth did not create"),
+        "{line}"
+    );
+    assert!(line.contains("--force"), "{line}");
+    assert!(
+        hint.unwrap()
+            .contains("remove --delete-branch --force 'work'")
+    );
+    assert!(sb.has_branch(&repo, "feature"));
+    assert_eq!(git_worktrees(&sb, &repo).len(), 2, "nothing was removed");
+
+    sb.berth_ok(&repo, &["remove", "--delete-branch", "--force", "work"]);
+    assert!(!sb.has_branch(&repo, "feature"));
+    assert_eq!(git_worktrees(&sb, &repo).len(), 1);
+}
+
+#[test]
+fn clean_delete_branch_keeps_a_branch_berth_did_not_create_and_deletes_its_own() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "feature"]);
+    sb.add(&repo, &["given", "--branch", "feature"]);
+    sb.add(&repo, &["own"]);
+
+    let out = sb.berth_ok(&repo, &["clean", "--delete-branch"]);
+    assert!(git_worktrees(&sb, &repo).len() == 1, "{out}");
+    assert!(sb.has_branch(&repo, "feature"), "{out}");
+    assert!(!sb.has_branch(&repo, "berth/own"), "{out}");
+}

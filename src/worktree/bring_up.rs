@@ -121,6 +121,7 @@ fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
         creating: None,
         setup: None,
         ports: None,
+        branch_given: true,
     });
     locked.save()?;
     eprintln!("adopted {} as '{name}'", current.display());
@@ -221,6 +222,7 @@ fn teardown_gone(entry: &ports::Entry) {
         creating: None,
         setup: None,
         ports: Some(entry.block()),
+        branch_given: false,
     };
     if let Err(err) = teardown(&other, &record, &primary) {
         crate::error::warn(format_args!(

@@ -194,6 +194,7 @@ fn reserve(
         }),
         setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
         ports: None,
+        branch_given: args.branch.is_some(),
     };
     let given = match setup::try_give_ports(ctx, &record, in_force)? {
         Ok(given) => given,

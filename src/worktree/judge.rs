@@ -26,6 +26,8 @@ pub enum Verdict {
         commits: usize,
         branch: String,
     },
+    /// `--delete-branch` of a branch berth did not create (`add --branch`, an adopted worktree).
+    BranchGiven(String),
 }
 
 /// What the effectful code found; `verdict` decides from it alone.
@@ -40,6 +42,8 @@ pub struct Facts {
     pub dirty: bool,
     pub unmerged: usize,
     pub branch: String,
+    /// The removal would delete a branch that was there before berth.
+    pub deletes_given_branch: bool,
 }
 
 /// Every reason a worktree stays, in the words `clean` prints (`claimed by s2, dirty`): all
@@ -92,6 +96,9 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
             commits: facts.unmerged,
             branch: facts.branch.clone(),
         };
+    }
+    if facts.deletes_given_branch {
+        return Verdict::BranchGiven(facts.branch.clone());
     }
     Verdict::Remove
 }
@@ -150,6 +157,11 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
             .is_some_and(|cur| cur == entry.path.as_path()),
         claimed_by,
         branch: record.branch.clone(),
+        deletes_given_branch: record.branch_given
+            && scope
+                == (Scope::Remove {
+                    delete_branch: true,
+                }),
         ..Facts::default()
     };
     if !entry.present && entry.path.exists() {
@@ -258,6 +270,18 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
                 names::TOOL
             ),
         ),
+        Verdict::BranchGiven(branch) => (
+            format!(
+                "worktree '{name}' checks out {branch}, a branch {} did not create; \
+                 --delete-branch deletes it only with --force",
+                names::TOOL
+            ),
+            format!(
+                "keep the branch: {tool} remove '{name}', or delete it too: {tool} remove \
+                 --delete-branch --force '{name}'",
+                tool = names::TOOL
+            ),
+        ),
     };
     Some(Refusal {
         message,
@@ -283,6 +307,19 @@ mod tests {
             branch: "berth/a".into(),
             ..Facts::default()
         }
+    }
+
+    #[test]
+    fn deleting_a_branch_berth_did_not_create_needs_force() {
+        let facts = Facts {
+            deletes_given_branch: true,
+            ..clean()
+        };
+        assert_eq!(
+            verdict(&facts, false),
+            Verdict::BranchGiven("berth/a".into())
+        );
+        assert_eq!(verdict(&facts, true), Verdict::Remove);
     }
 
     #[test]

@@ -174,6 +174,14 @@ pub fn carry_out(
     locked.mark_removing(record);
     locked.save()?;
     finish(ctx, locked, record, &entry.path)?;
+    // `clean` keeps a branch berth did not create; `remove` refused it unless forced.
+    if delete_branch && record.branch_given && !discard {
+        return Ok(format!(
+            "branch {} kept ({} did not create it)",
+            record.branch,
+            names::TOOL
+        ));
+    }
     if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
         git::delete_branch(&ctx.repo, &record.branch, tip)?;
         return Ok(format!(
