@@ -93,7 +93,25 @@ pub struct GuardCli {
 /// Parses the command line. Help and the version print as clap prints them; a usage error prints
 /// the one way every error does (`git berth: <what>`, then `hint:`) and gives exit code 2.
 pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {
-    Cli::try_parse_from(&args).map_err(|err| match err.kind() {
+    Cli::try_parse_from(&args).map_err(|err| {
+        // The command the line names, for the hint: the first word that is one.
+        let cmd = Cli::command();
+        let named = args.iter().skip(1).find_map(|arg| cmd.find_subcommand(arg));
+        usage(&err, named.map(|sub| sub.get_name()))
+    })
+}
+
+/// `git berth guard <args>` parsed alone (`args` starts at `guard`), its usage errors printed as
+/// every other command's are. Their exit code, 2, is also a block: a guard call it cannot read
+/// never lets the action through.
+pub fn parse_guard(args: impl IntoIterator<Item = OsString>) -> Result<GuardCli, u8> {
+    GuardCli::try_parse_from(args).map_err(|err| usage(&err, Some("guard")))
+}
+
+/// Print a parse error the way its kind asks (help and version as clap prints them, a usage
+/// error as `git berth: <what>` and a hint) and return its exit code.
+fn usage(err: &clap::Error, command: Option<&str>) -> u8 {
+    match err.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
@@ -101,14 +119,11 @@ pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {
             code(err.exit_code())
         }
         _ => {
-            // The command the line names, for the hint: the first word that is one.
-            let cmd = Cli::command();
-            let named = args.iter().skip(1).find_map(|arg| cmd.find_subcommand(arg));
-            let refusal = commands::help::usage_error(&err, named.map(|sub| sub.get_name()));
+            let refusal = commands::help::usage_error(err, command);
             crate::error::report(&refusal.into());
             USAGE
         }
-    })
+    }
 }
 
 /// A usage error's exit code, as clap and git give it.

@@ -2,13 +2,14 @@
 
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 fn main() -> ExitCode {
     // The guard runs before every tool call of every agent: parse only its own arguments, so
     // the rest of the command line is never built on its path.
     if std::env::args_os().nth(1).is_some_and(|a| a == "guard") {
-        let guard = berth::cli::GuardCli::parse_from(std::env::args_os().skip(1));
+        let guard = match berth::cli::parse_guard(std::env::args_os().skip(1)) {
+            Ok(guard) => guard,
+            Err(code) => return ExitCode::from(code),
+        };
         let code = berth::commands::guard::run(&guard.args);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
