@@ -40,6 +40,13 @@ pub mod config {
     pub const CLAIM_TTL: &str = "berth.claimTtl";
     pub const PORT_RANGE: &str = "berth.portRange";
     pub const HOOK_TIMEOUT: &str = "berth.hookTimeout";
+    /// `berth.runtime.<name>.command`: the command line that starts an agent runtime.
+    pub const RUNTIME_PREFIX: &str = "berth.runtime.";
+    pub const RUNTIME_SUFFIX: &str = ".command";
+    /// The gate command `ship` runs when `--gate` is not given.
+    pub const GATE: &str = "berth.gate";
+    /// `true` lets the session that holds a worktree approve its own head.
+    pub const SELF_REVIEW: &str = "berth.selfReview";
 }
 
 /// Environment variables berth reads.
@@ -58,6 +65,21 @@ pub mod env {
     pub const MASTER_SESSION: &str = "BERTH_MASTER_SESSION";
     /// Set to disable colour (<https://no-color.org>).
     pub const NO_COLOR: &str = "NO_COLOR";
+    /// An agent's layer: `0` the master, `1` a tab of its own, `2` a split beside its parent.
+    /// Unset is a person, who counts as layer 0.
+    pub const AGENT_LAYER: &str = "BERTH_AGENT_LAYER";
+    /// The branch an agent's worktree is on.
+    pub const AGENT_BRANCH: &str = "BERTH_AGENT_BRANCH";
+    /// The absolute path of an agent's worktree.
+    pub const AGENT_WORKTREE: &str = "BERTH_AGENT_WORKTREE";
+    /// The agent's name, as `git berth agents` lists it.
+    pub const AGENT_NAME: &str = "BERTH_AGENT_NAME";
+    /// The `--prompt` a `shell` agent was given.
+    pub const AGENT_PROMPT: &str = "BERTH_AGENT_PROMPT";
+    /// The file that holds an agent's worktree norms (its standing instructions).
+    pub const AGENT_NORMS: &str = "BERTH_AGENT_NORMS";
+    /// `1`: `git berth master` prints what it would run and launches nothing.
+    pub const MASTER_DRY_RUN: &str = "BERTH_MASTER_DRY_RUN";
 }
 
 /// Identity written into reflogs when the user configured none, as git falls back to `user@host`.
@@ -76,6 +98,13 @@ pub const COPILOT_HOOKS: &str = ".github/hooks/berth-guard.json";
 pub const OPENCODE_PLUGIN: &str = ".opencode/plugins/berth-guard.ts";
 pub const PI_EXTENSION: &str = ".pi/extensions/berth-guard.ts";
 
+/// The master agent's name in each runtime (`claude --agent master`, OpenCode's agent, Pi's
+/// `/master`), and the definitions `git berth init --with-orchestrator` writes for it.
+pub const MASTER_AGENT: &str = "master";
+pub const CLAUDE_MASTER_AGENT: &str = ".claude/agents/master.md";
+pub const OPENCODE_MASTER_AGENT: &str = ".opencode/agent/master.md";
+pub const PI_MASTER_PROMPT: &str = ".pi/prompts/master.md";
+
 /// The project's worktree hooks, committed in the checkout.
 pub const HOOKS_DIR: &str = ".worktree-hooks";
 /// The clone's own hooks, under the common dir; each replaces the committed one of its name.
@@ -84,13 +113,40 @@ pub const HOOK_SETUP: &str = "setup";
 pub const HOOK_TEARDOWN: &str = "teardown";
 pub const HOOK_PORTS: &str = "ports";
 pub const HOOK_SEED: &str = "seed";
+/// The gate `ship` runs on a landing's candidate before the trunk moves (`install --gate`).
+pub const HOOK_GATE: &str = "gate";
 /// Untracked files to bring into new worktrees, in gitignore syntax (Claude Code, worktrunk).
 pub const WORKTREE_INCLUDE: &str = ".worktreeinclude";
 /// Trusted hook contents, inside [`STATE_DIR`].
 pub const TRUST_FILE: &str = "trust.toml";
+/// Each agent's norms file (`<name>.md`) and, under herdr, its pid file, inside [`STATE_DIR`].
+pub const AGENTS_DIR: &str = "agents";
+/// An agent's own session id is this prefix and its name's slug.
+pub const AGENT_SESSION_PREFIX: &str = "agent-";
+/// The tmux session berth opens for agents when it runs outside tmux: this prefix and the
+/// project's name.
+pub const TMUX_SESSION_PREFIX: &str = "berth-";
+/// The branch prefix `git berth feat <branch>` adds to a branch without one.
+pub const FEAT_PREFIX: &str = "feat/";
+
 /// Machine-wide port blocks and their lock, inside the data dir.
 pub const PORTS_FILE: &str = "ports.toml";
 pub const PORTS_LOCK: &str = "ports.lock";
+/// Review verdicts, one ref per branch: `refs/berth/reviews/<branch>` points at the verdict blob.
+pub const REVIEW_REFS: &str = "refs/berth/reviews/";
+
+/// The landing log `ship` appends to and `log` prints, and its lock, inside [`STATE_DIR`].
+pub const LANDINGS_FILE: &str = "landings.toml";
+pub const LANDINGS_LOCK: &str = "landings.lock";
+/// Folder inside [`STATE_DIR`] for `ship`: the gates' logs, its lock and its journal.
+pub const SHIP_DIR: &str = "ship";
+/// Held while one landing moves the trunk and the primary checkout, inside [`SHIP_DIR`].
+pub const SHIP_LOCK: &str = "ship.lock";
+/// The landing under way, written before the trunk moves, inside [`SHIP_DIR`]; a kill leaves it
+/// for the next `ship` to finish.
+pub const SHIP_JOURNAL: &str = "landing.toml";
+/// Name prefix of the scratch worktrees a gate runs in: `<prefix><pid>-<name>`.
+pub const SHIP_SCRATCH_PREFIX: &str = "_ship-";
 
 /// Environment a setup or teardown hook runs with.
 pub mod hook_env {

@@ -3,16 +3,11 @@
 //! installs, run under node with a stub of each runtime's API: they must let an allowed call
 //! through and block the rest. The node cases are skipped (with a note) where node is missing.
 
+mod node;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn node_available() -> bool {
-    Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 struct Setup {
     base: PathBuf,
@@ -77,23 +72,15 @@ impl Setup {
     /// The installed TypeScript with its type-only parts taken out, as an .mjs node can load.
     fn as_module(&self, rel: &str, name: &str) -> PathBuf {
         let ts = std::fs::read_to_string(self.primary.join(rel)).expect("installed adapter");
-        let js: String = ts
-            .lines()
-            .filter(|l| !l.starts_with("import type"))
-            .collect::<Vec<_>>()
-            .join("\n")
-            .replace(": Plugin", "")
-            .replace(": ExtensionAPI", "")
-            .replace(": string[]", "");
         let out = self.base.join(name);
-        std::fs::write(&out, js).expect("write module");
+        std::fs::write(&out, node::as_module(&ts)).expect("write module");
         out
     }
 
-    fn node(&self, script: &str) -> String {
+    fn node(&self, node: &Path, script: &str) -> String {
         let file = self.base.join("driver.mjs");
         std::fs::write(&file, script).expect("driver");
-        let o = Command::new("node")
+        let o = Command::new(node)
             .arg(&file)
             .env("PATH", &self.path_env)
             .env_remove("BERTH_ALLOW_MAIN_WORKTREE")
@@ -245,10 +232,9 @@ impl Drop for Setup {
 
 #[test]
 fn the_opencode_plugin_allows_in_a_linked_worktree_and_throws_in_the_primary() {
-    if !node_available() {
-        eprintln!("node not found: skipping the OpenCode adapter test");
+    let Some(node) = node::node() else {
         return;
-    }
+    };
     let s = Setup::new("opencode");
     let module = s.as_module(".opencode/plugins/berth-guard.ts", "opencode.mjs");
     let script = format!(
@@ -268,7 +254,7 @@ console.log(await call({primary:?}, "read", {{ filePath: "README" }}));
         primary = s.primary.display().to_string(),
         primary_file = s.primary.join("a.rs").display().to_string(),
     );
-    let out = s.node(&script);
+    let out = s.node(&node, &script);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "allowed", "{out}");
     assert!(
@@ -281,10 +267,9 @@ console.log(await call({primary:?}, "read", {{ filePath: "README" }}));
 
 #[test]
 fn the_pi_extension_allows_in_a_linked_worktree_and_blocks_in_the_primary() {
-    if !node_available() {
-        eprintln!("node not found: skipping the Pi adapter test");
+    let Some(node) = node::node() else {
         return;
-    }
+    };
     let s = Setup::new("pi");
     let module = s.as_module(".pi/extensions/berth-guard.ts", "pi.mjs");
     let script = format!(
@@ -304,7 +289,7 @@ console.log(await call({primary:?}, "read", {{ path: "README" }}));
         linked = s.linked.display().to_string(),
         primary = s.primary.display().to_string(),
     );
-    let out = s.node(&script);
+    let out = s.node(&node, &script);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "allowed", "{out}");
     assert!(
@@ -317,10 +302,9 @@ console.log(await call({primary:?}, "read", {{ path: "README" }}));
 
 #[test]
 fn the_adapters_block_when_the_guard_cannot_run() {
-    if !node_available() {
-        eprintln!("node not found: skipping");
+    let Some(node) = node::node() else {
         return;
-    }
+    };
     let mut s = Setup::new("missing");
     let module = s.as_module(".pi/extensions/berth-guard.ts", "pi.mjs");
     // No git on PATH at all: spawning fails, and that must block, not allow.
@@ -337,11 +321,6 @@ console.log(r && r.block ? "blocked" : "allowed");
     );
     let file = s.base.join("driver.mjs");
     std::fs::write(&file, script).expect("driver");
-    let node = Command::new("sh")
-        .args(["-c", "command -v node"])
-        .output()
-        .expect("sh");
-    let node = String::from_utf8_lossy(&node.stdout).trim().to_string();
     let o = Command::new(node)
         .arg(&file)
         .env("PATH", &s.path_env)

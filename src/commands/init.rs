@@ -6,8 +6,8 @@
 //! carry the plan out (`apply`, the only writer), and print what changed.
 
 use crate::error::Refusal;
-use crate::wiring::apply;
-pub use crate::wiring::plan::{Change, ReadFile, Want, plan_install, plan_uninstall};
+pub use crate::wiring::plan::{Change, ReadFile, Uninstall, Want, plan_install, plan_uninstall};
+use crate::wiring::{apply, master};
 
 use std::fs;
 use std::io::{self, Write};
@@ -32,12 +32,20 @@ pub struct InitArgs {
     #[arg(long)]
     pub worktrees: bool,
 
+    /// Also write the master agent's definition for each runtime in --runtime that has one:
+    /// .claude/agents/master.md (claude; no Write, Edit, MultiEdit or NotebookEdit tool),
+    /// .opencode/agent/master.md (opencode; edit and write denied), .pi/prompts/master.md (pi; the
+    /// rule in words). codex, gemini, cursor and copilot get none.
+    #[arg(long)]
+    pub with_orchestrator: bool,
+
     /// Overwrite berth's files and hook entries that differ from what this version installs.
     #[arg(long)]
     pub force: bool,
 
     /// Take out exactly what init added, leaving every other key and hook as it was: from every
-    /// runtime where berth's entries are found, unless --runtime names some.
+    /// runtime where berth's entries are found, unless --runtime names some. A master definition
+    /// goes only while it is as init wrote it; a changed one is kept, with a warning.
     #[arg(long)]
     pub uninstall: bool,
 }
@@ -80,16 +88,21 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
         runtimes: runtimes.clone(),
         // Uninstall takes out berth's worktree hooks too, wherever it finds them.
         worktrees: args.worktrees || args.uninstall,
+        orchestrator: args.with_orchestrator,
         force: args.force,
     };
     let root_for_read = root.clone();
     let read = move |rel: &str| read_file(&root_for_read.join(rel));
-    let changes = if args.uninstall {
+    let Uninstall { changes, kept } = if args.uninstall {
         plan_uninstall(&want, &read)?
     } else {
-        plan_install(&want, &read)?
+        Uninstall {
+            changes: plan_install(&want, &read)?,
+            kept: Vec::new(),
+        }
     };
-    let list = if args.uninstall && runtimes.len() == Runtime::ALL.len() {
+
+    let mut list = if args.uninstall && runtimes.len() == Runtime::ALL.len() {
         "any runtime".to_owned()
     } else {
         runtimes
@@ -98,6 +111,9 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if args.with_orchestrator && !args.uninstall {
+        list.push_str(", with the master agent");
+    }
     if changes.is_empty() {
         let what = if args.uninstall {
             "not installed"
@@ -110,6 +126,7 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
             names::TOOL,
             root.display()
         );
+        warn_kept(out, &root, &kept);
         return Ok(());
     }
     apply::apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
@@ -122,12 +139,49 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
         };
         let _ = writeln!(out, "{verb} {}", root.join(&c.path).display());
     }
+    warn_kept(out, &root, &kept);
     if !args.uninstall {
         for r in &runtimes {
             let _ = writeln!(out, "{}: {}", r.name(), trust_step(*r));
+            if args.with_orchestrator {
+                let _ = writeln!(out, "{}: {}", r.name(), master_step(*r));
+            }
         }
     }
     Ok(())
+}
+
+/// Names each master definition uninstall left because a person changed it.
+fn warn_kept(out: &mut dyn Write, root: &Path, kept: &[String]) {
+    for path in kept {
+        let _ = writeln!(
+            out,
+            "warning: kept {}: it was changed since init wrote it (remove it by hand, or: {} init \
+             --uninstall --runtime {} --force)",
+            root.join(path).display(),
+            names::TOOL,
+            kept_runtime(path)
+        );
+    }
+}
+
+/// The runtime whose master definition lives at `path`, for the hint that removes it.
+fn kept_runtime(path: &str) -> &'static str {
+    Runtime::ALL
+        .into_iter()
+        .find(|r| master::definition(*r).is_some_and(|d| d.path == path))
+        .map_or("", |r| r.name())
+}
+
+/// How a person starts the master in `r`, or why it has none.
+fn master_step(r: Runtime) -> String {
+    let master = names::MASTER_AGENT;
+    match r {
+        Runtime::Claude => format!("start the master with claude --agent {master}"),
+        Runtime::Opencode => format!("start the master with opencode --agent {master}"),
+        Runtime::Pi => format!("start the master by typing /{master} at the start of a Pi session"),
+        _ => "no master definition for this runtime; its master rests on the guard alone".into(),
+    }
 }
 
 /// `--runtime a,b,a` in order, duplicates dropped; the seed's default when none is given.

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::master;
 use super::merge::{merge_into, parse_object, remove_ours, to_bytes};
 use crate::error::Refusal;
 use crate::guard::managed::{self, Kind};
@@ -14,6 +15,8 @@ use crate::names;
 pub struct Want {
     pub runtimes: Vec<Runtime>,
     pub worktrees: bool,
+    /// Also the master agent's definition, for each runtime that has one.
+    pub orchestrator: bool,
     pub force: bool,
 }
 
@@ -114,6 +117,9 @@ fn fill(template: &str, r: Runtime) -> String {
             &quoted(&format!("{}-guard", names::TOOL.replace(' ', "-"))),
         )
         .replace("@GUARD_ARGV@", &Value::from(argv).to_string())
+        .replace("@MASTER_AGENT@", &quoted(names::MASTER_AGENT))
+        .replace("@ALLOW_HATCH@", &quoted(names::env::ALLOW_MAIN_WORKTREE))
+        .replace("@MASTER_HATCH@", &quoted(names::env::MASTER_SESSION))
 }
 
 fn fragment(template: &str, r: Runtime) -> Value {
@@ -161,6 +167,13 @@ fn install(r: Runtime, worktrees: bool) -> Install {
     }
 }
 
+/// What uninstall does: the changes, and berth's files it keeps because a person changed them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Uninstall {
+    pub changes: Vec<Change>,
+    pub kept: Vec<String>,
+}
+
 /// Reads a file relative to the checkout: `None` when it does not exist.
 pub type ReadFile<'a> = dyn Fn(&str) -> Result<Option<Vec<u8>>, String> + 'a;
 
@@ -170,25 +183,8 @@ pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Ref
     for r in &want.runtimes {
         match install(*r, want.worktrees) {
             Install::Whole { path, content } => {
-                let before = read(path).map_err(Refusal::new)?;
-                match &before {
-                    Some(b) if b == content.as_bytes() => {}
-                    Some(_) if !want.force => {
-                        return Err(Refusal::new(format!(
-                            "{path} exists and is not the one this version installs"
-                        ))
-                        .hint(format!(
-                            "{} init --runtime {} --force",
-                            names::TOOL,
-                            r.name()
-                        )));
-                    }
-                    _ => changes.push(Change {
-                        path: path.into(),
-                        before,
-                        after: Some(content.into_bytes()),
-                    }),
-                }
+                let hint = format!("{} init --runtime {} --force", names::TOOL, r.name());
+                changes.extend(plan_whole(path, content, want.force, &hint, read)?);
             }
             Install::Merge {
                 path,
@@ -214,16 +210,74 @@ pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Ref
                 }
             }
         }
+        if let Some(def) = master::definition(*r).filter(|_| want.orchestrator) {
+            let hint = format!(
+                "{} init --with-orchestrator --runtime {} --force",
+                names::TOOL,
+                r.name()
+            );
+            changes.extend(plan_whole(
+                def.path,
+                def.content(),
+                want.force,
+                &hint,
+                read,
+            )?);
+        }
     }
     Ok(changes)
 }
 
+/// A file init owns outright: written when it is missing, left when it already holds
+/// `content`, refused when it holds anything else, unless `force`.
+fn plan_whole(
+    path: &str,
+    content: String,
+    force: bool,
+    hint: &str,
+    read: &ReadFile<'_>,
+) -> Result<Option<Change>, Refusal> {
+    let before = read(path).map_err(Refusal::new)?;
+    match &before {
+        Some(b) if b == content.as_bytes() => Ok(None),
+        Some(_) if !force => Err(Refusal::new(format!(
+            "{path} exists and is not the one this version installs"
+        ))
+        .hint(hint)),
+        _ => Ok(Some(Change {
+            path: path.into(),
+            before,
+            after: Some(content.into_bytes()),
+        })),
+    }
+}
+
 /// The changes uninstall needs: berth's whole files and berth's hook entries go; every other
-/// key and entry stays. Pure over `read`.
-pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Refusal> {
+/// key and entry stays. A master definition goes while it is as init wrote it; one a person
+/// changed is kept (and named in `kept`) unless `force`; one berth never wrote is not touched.
+/// Pure over `read`.
+pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Uninstall, Refusal> {
     let ours = our_commands();
     let mut changes = Vec::new();
+    let mut kept = Vec::new();
     for r in &want.runtimes {
+        // Uninstall takes the master out too, whether or not this run names the orchestrator.
+        if let Some(def) = master::definition(*r) {
+            match read(def.path).map_err(Refusal::new)? {
+                Some(b)
+                    if b == def.content().as_bytes()
+                        || (want.force && master::carries_marker(&b)) =>
+                {
+                    changes.push(Change {
+                        path: def.path.into(),
+                        before: Some(b),
+                        after: None,
+                    });
+                }
+                Some(b) if master::carries_marker(&b) => kept.push(def.path.to_string()),
+                _ => {}
+            }
+        }
         // Uninstall takes the worktree hooks out too, whether or not this run names them.
         match install(*r, true) {
             Install::Whole { path, content } => match read(path).map_err(Refusal::new)? {
@@ -264,7 +318,7 @@ pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, R
             }
         }
     }
-    Ok(changes)
+    Ok(Uninstall { changes, kept })
 }
 
 #[cfg(test)]
@@ -309,6 +363,7 @@ mod tests {
         Want {
             runtimes: runtimes.to_vec(),
             worktrees: false,
+            orchestrator: false,
             force: false,
         }
     }
@@ -322,6 +377,15 @@ mod tests {
   }
 }"#;
 
+    /// `@NAME@` left in a filled template.
+    fn has_placeholder(text: &str) -> bool {
+        let parts: Vec<&str> = text.split('@').collect();
+        parts.len() > 2
+            && parts[1..parts.len() - 1]
+                .iter()
+                .any(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+    }
+
     #[test]
     fn every_template_in_hooks_fills_to_valid_content() {
         for r in Runtime::ALL {
@@ -332,7 +396,7 @@ mod tests {
                     assert!(!fragment.to_string().contains('@'), "{fragment}");
                 }
                 Install::Whole { content, .. } => {
-                    assert!(!content.contains("@GUARD"), "{content}");
+                    assert!(!has_placeholder(&content), "{content}");
                     assert!(
                         content.contains(&format!("\"--runtime\",\"{}\"", r.name()))
                             || content.contains(&guard_command(r))
@@ -475,7 +539,9 @@ mod tests {
     #[test]
     fn uninstall_takes_out_an_install_from_before_every_tool_was_judged() {
         let files = earlier_install();
-        let changes = plan_uninstall(&want(&EARLIER_RUNTIMES), &files.reader()).expect("plan");
+        let changes = plan_uninstall(&want(&EARLIER_RUNTIMES), &files.reader())
+            .expect("plan")
+            .changes;
         files.apply(&changes);
         let claude = files.json(names::CLAUDE_SETTINGS);
         assert_eq!(
@@ -526,14 +592,17 @@ mod tests {
         };
         files.apply(&plan_install(&all, &files.reader()).expect("plan"));
         assert!(files.0.borrow().len() > 5);
-        files.apply(&plan_uninstall(&all, &files.reader()).expect("plan"));
+        files.apply(&plan_uninstall(&all, &files.reader()).expect("plan").changes);
         let left: Vec<String> = files.0.borrow().keys().cloned().collect();
         assert_eq!(left, vec![names::CLAUDE_SETTINGS.to_string()]);
         assert_eq!(
             files.json(names::CLAUDE_SETTINGS),
             serde_json::from_str::<Value>(FOREIGN).expect("json")
         );
-        assert_eq!(plan_uninstall(&all, &files.reader()).expect("plan"), vec![]);
+        assert_eq!(
+            plan_uninstall(&all, &files.reader()).expect("plan"),
+            Uninstall::default()
+        );
     }
 
     #[test]
@@ -546,7 +615,11 @@ mod tests {
             .expect("list")
             .push(json_handler("mine"));
         let files = Files::with(names::CLAUDE_SETTINGS, &doc.to_string());
-        files.apply(&plan_uninstall(&want(&[Runtime::Claude]), &files.reader()).expect("plan"));
+        files.apply(
+            &plan_uninstall(&want(&[Runtime::Claude]), &files.reader())
+                .expect("plan")
+                .changes,
+        );
         let left = files.json(names::CLAUDE_SETTINGS);
         assert_eq!(
             left["hooks"]["PreToolUse"][0]["hooks"],
@@ -647,10 +720,101 @@ mod tests {
         let doc = files.json(names::CURSOR_HOOKS);
         assert_eq!(doc["hooks"]["afterFileEdit"][0]["command"], "fmt");
         assert_eq!(doc["hooks"]["beforeShellExecution"][0]["failClosed"], true);
-        files.apply(&plan_uninstall(&want(&[Runtime::Cursor]), &files.reader()).expect("plan"));
+        files.apply(
+            &plan_uninstall(&want(&[Runtime::Cursor]), &files.reader())
+                .expect("plan")
+                .changes,
+        );
         assert_eq!(
             files.json(names::CURSOR_HOOKS),
             serde_json::json!({"version":1,"hooks":{"afterFileEdit":[{"command":"fmt"}]}})
         );
+    }
+    fn with_master(runtimes: &[Runtime]) -> Want {
+        Want {
+            orchestrator: true,
+            ..want(runtimes)
+        }
+    }
+
+    const MASTERS: [&str; 3] = [
+        names::CLAUDE_MASTER_AGENT,
+        names::OPENCODE_MASTER_AGENT,
+        names::PI_MASTER_PROMPT,
+    ];
+
+    #[test]
+    fn the_orchestrator_adds_a_master_for_each_runtime_that_has_one_and_only_then() {
+        let files = Files::default();
+        let plain = plan_install(&want(&Runtime::ALL), &files.reader()).expect("plan");
+        assert!(plain.iter().all(|c| !MASTERS.contains(&c.path.as_str())));
+        let changes = plan_install(&with_master(&Runtime::ALL), &files.reader()).expect("plan");
+        assert_eq!(changes.len(), Runtime::ALL.len() + MASTERS.len());
+        for m in MASTERS {
+            assert!(changes.iter().any(|c| c.path == m), "{m}");
+        }
+        let only_codex = plan_install(&with_master(&[Runtime::Codex]), &files.reader());
+        assert_eq!(only_codex.expect("plan").len(), 1);
+    }
+
+    #[test]
+    fn a_master_changed_by_hand_is_refused_without_force_and_kept_by_uninstall() {
+        let files = Files::default();
+        let w = with_master(&[Runtime::Opencode]);
+        files.apply(&plan_install(&w, &files.reader()).expect("plan"));
+        assert_eq!(plan_install(&w, &files.reader()).expect("plan"), vec![]);
+        let mut text = String::from_utf8(files.0.borrow()[names::OPENCODE_MASTER_AGENT].clone())
+            .expect("utf8");
+        text.push_str("\nAlso: be brief.\n");
+        files
+            .0
+            .borrow_mut()
+            .insert(names::OPENCODE_MASTER_AGENT.into(), text.into_bytes());
+        let err = plan_install(&w, &files.reader()).expect_err("refused");
+        assert!(err.message.contains(names::OPENCODE_MASTER_AGENT));
+        assert!(
+            err.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("--with-orchestrator --runtime opencode --force")),
+            "{:?}",
+            err.hint
+        );
+        let plan = plan_uninstall(&w, &files.reader()).expect("plan");
+        assert_eq!(plan.kept, vec![names::OPENCODE_MASTER_AGENT.to_string()]);
+        assert_eq!(plan.changes.len(), 1);
+        assert_eq!(plan.changes[0].path, names::OPENCODE_PLUGIN);
+        let forced = Want { force: true, ..w };
+        let plan = plan_uninstall(&forced, &files.reader()).expect("plan");
+        assert!(plan.kept.is_empty());
+        assert_eq!(plan.changes.len(), 2);
+    }
+
+    #[test]
+    fn uninstall_never_touches_a_master_file_berth_did_not_write() {
+        let files = Files::with(
+            names::CLAUDE_MASTER_AGENT,
+            "---\nname: master\n---\nMine.\n",
+        );
+        let forced = Want {
+            force: true,
+            ..with_master(&[Runtime::Claude])
+        };
+        assert_eq!(
+            plan_uninstall(&forced, &files.reader()).expect("plan"),
+            Uninstall::default()
+        );
+    }
+
+    #[test]
+    fn uninstall_takes_out_the_masters_without_being_told_of_the_orchestrator() {
+        let files = Files::with(names::CLAUDE_SETTINGS, FOREIGN);
+        files.apply(&plan_install(&with_master(&Runtime::ALL), &files.reader()).expect("plan"));
+        files.apply(
+            &plan_uninstall(&want(&Runtime::ALL), &files.reader())
+                .expect("plan")
+                .changes,
+        );
+        let left: Vec<String> = files.0.borrow().keys().cloned().collect();
+        assert_eq!(left, vec![names::CLAUDE_SETTINGS.to_string()]);
     }
 }
