@@ -56,6 +56,8 @@ pub enum Command {
     Clean(commands::clean::CleanArgs),
     /// The merge-back overview: commits, dirty, unpushed, clean merge, shared files
     Collect(commands::collect::CollectArgs),
+    /// Approve or reject a worktree's head, or show where reviews stand
+    Review(commands::review::ReviewArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
     /// Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)
@@ -145,6 +147,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Path(args) => context(cli).and_then(|ctx| commands::path::run(&ctx, args, out)),
         Command::Remove(args) => {
             context(cli).and_then(|ctx| commands::remove::run(&ctx, args, out))
+        }
+        Command::Review(args) => {
+            context(cli).and_then(|ctx| commands::review::run(&ctx, args, out))
         }
         Command::Prune(args) => context(cli).and_then(|ctx| commands::prune::run(&ctx, args, out)),
         Command::Claim(args) => context(cli).and_then(|ctx| commands::claim::run(&ctx, args, out)),

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use crate::git::{graph, quick, status};
 use crate::inventory::{self, Entry, Kind};
+use crate::landing::review;
 use crate::registry::{SetupState, Store};
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
@@ -23,7 +24,8 @@ pub struct ListArgs {
     /// Print JSON: {"worktrees": [...]}, one object per worktree
     #[arg(long)]
     pub json: bool,
-    /// Add each worktree's port block, last commit and whether its work has landed on the trunk
+    /// Add each worktree's port block, review, last commit and whether its work has landed on the
+    /// trunk
     #[arg(long)]
     pub full: bool,
     /// Show only worktrees in this state (the one you stand in is always shown)
@@ -127,6 +129,9 @@ pub struct Row {
     pub created: Option<u64>,
     /// Managed worktrees: `none`, `pending`, `done` or `failed`.
     pub setup: Option<Setup>,
+    /// Managed worktrees: `unreviewed`, `approved`, `rejected`, or `stale` when the branch moved
+    /// since its verdict; null for the others and where the verdict cannot be read.
+    pub review: Option<review::State>,
     /// The port block, `{"first": 24000, "count": 20}`, or null.
     pub ports: Option<crate::ports::Block>,
     /// The subject of the commit checked out.
@@ -151,6 +156,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
                 mine.insert(row.name.clone());
             }
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
+            row.review = review_of(&ctx.repo, &record.branch);
             row.status = Some(match hold {
                 Hold::Free => Status::Available,
                 Hold::Mine | Hold::Live => Status::Claimed,
@@ -176,6 +182,16 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
         }
         table(out, &listing.worktrees, &mine, args.full, &term)
     }
+}
+
+/// Where the review of `branch` stands against its tip now (a verdict is bound to the branch, so
+/// this needs no checkout).
+fn review_of(repo: &gix::Repository, branch: &str) -> Option<review::State> {
+    let verdict = review::read(repo, branch).ok()?;
+    Some(review::judge(
+        verdict.as_ref(),
+        graph::branch_tip(repo, branch),
+    ))
 }
 
 /// Each entry's live state, looked up in parallel: opening a worktree and walking its files is
@@ -210,6 +226,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         current: current == Some(entry.path.as_path()),
         created: record.map(|r| r.created),
         setup: record.map(|r| Setup::from(r.setup)),
+        review: None,
         ports: record.and_then(|r| r.ports),
         last_commit: None,
         merged: None,
@@ -293,6 +310,15 @@ fn table(
         Column::keep("AHEAD"),
         Column::keep("STATE"),
     ];
+    // Where nobody reviews, every row would say `unreviewed`: the column comes with the first
+    // verdict (and with `--full`), so the table keeps its width until it says something.
+    let reviews = full
+        || rows
+            .iter()
+            .any(|r| r.review.is_some_and(|s| s != review::State::Unreviewed));
+    if reviews {
+        columns.push(Column::keep("REVIEW"));
+    }
     if full {
         columns.extend([
             Column::keep("PORTS"),
@@ -307,7 +333,7 @@ fn table(
         gutter: true,
         rows: rows
             .iter()
-            .map(|r| cells(r, mine.contains(&r.name), full, term))
+            .map(|r| cells(r, mine.contains(&r.name), full, reviews, term))
             .collect(),
     };
     let term = if full {
@@ -324,7 +350,7 @@ fn table(
 
 /// One worktree's cells, in the columns' order. A claim of the caller's own session says "you":
 /// the session's id is for telling others apart.
-fn cells(r: &Row, yours: bool, full: bool, term: &Terminal) -> render::Row {
+fn cells(r: &Row, yours: bool, full: bool, reviews: bool, term: &Terminal) -> render::Row {
     let base = match (&r.base_ref, &r.base) {
         (Some(name), Some(id)) => {
             Cell::painted(format!("{name}@{}", crate::git::short(id)), Paint::Dim)
@@ -372,6 +398,12 @@ fn cells(r: &Row, yours: bool, full: bool, term: &Terminal) -> render::Row {
         drift,
         state(r),
     ];
+    if reviews {
+        cells.push(match r.review {
+            Some(review) => Cell::painted(review.as_str(), review.paint()),
+            None => "-".into(),
+        });
+    }
     if full {
         cells.push(match r.ports {
             Some(b) => format!("{}-{}", b.first, b.first + b.count - 1).into(),

@@ -16,6 +16,7 @@ pub mod path;
 pub mod prune;
 pub mod release;
 pub mod remove;
+pub mod review;
 pub mod setup;
 pub mod trust;
 
@@ -25,7 +26,8 @@ use anyhow::Result;
 
 /// Data on stdout as pretty JSON, one value per command.
 pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
+    // As an I/O error, so that a reader that went away (`| head -1`) is seen as one.
+    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
     Ok(())
 }

@@ -184,6 +184,7 @@ pub fn carry_out(
     }
     if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
         git::delete_branch(&ctx.repo, &record.branch, tip)?;
+        drop_verdict(ctx, &record.branch);
         return Ok(format!(
             "branch {} deleted (was {})",
             record.branch,
@@ -191,6 +192,23 @@ pub fn carry_out(
         ));
     }
     Ok(format!("branch {} kept", record.branch))
+}
+
+/// Drop the review verdict of a branch just deleted (`landing::review` writes them): it was about
+/// that branch's commits, and stays while the branch does. A failure is said, never fatal: the
+/// worktree and branch are gone already.
+fn drop_verdict(ctx: &Context, branch: &str) {
+    let name = format!("{}{branch}", names::REVIEW_REFS);
+    let dropped = git::refs::target(&ctx.repo, &name).and_then(|id| match id {
+        Some(id) => git::refs::delete(&ctx.repo, &name, id).map(|_| ()),
+        None => Ok(()),
+    });
+    if let Err(err) = dropped {
+        crate::error::warn(format_args!(
+            "the review verdict {name} is kept: {}",
+            crate::error::render(&err).0
+        ));
+    }
 }
 
 /// Carry out a removal whose record is marked: delete what is left of the checkout at `path`,
