@@ -311,3 +311,155 @@ fn init_in_a_linked_worktree_says_which_checkout_it_writes_into() {
     assert!(!r.root.join(".claude/settings.json").exists());
     let _ = std::fs::remove_dir_all(&linked);
 }
+
+const MASTERS: [&str; 3] = [
+    ".claude/agents/master.md",
+    ".opencode/agent/master.md",
+    ".pi/prompts/master.md",
+];
+
+/// The YAML frontmatter of a master definition, between its first two `---` lines.
+fn frontmatter(text: &str) -> String {
+    let rest = text.strip_prefix("---\n").expect("starts with frontmatter");
+    rest[..rest.find("\n---\n").expect("frontmatter ends")].to_string()
+}
+
+#[test]
+fn with_orchestrator_writes_the_masters_definitions_beside_the_guard() {
+    let r = Repo::new("orch");
+    let o = r.init(&["--with-orchestrator"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for m in MASTERS {
+        assert!(err(&o).contains(&format!("created {}", r.root.join(m).display())));
+        assert!(r.read(m).contains("git berth layer1"), "{m}");
+    }
+    assert!(err(&o).contains("claude --agent master"), "{}", err(&o));
+
+    let claude = frontmatter(&r.read(MASTERS[0]));
+    assert!(claude.lines().any(|l| l == "name: master"), "{claude}");
+    let tools = claude
+        .lines()
+        .find_map(|l| l.strip_prefix("tools: "))
+        .expect("a tools allow-list");
+    let tools: Vec<&str> = tools.split(", ").collect();
+    assert!(
+        tools.contains(&"Bash") && tools.contains(&"Read"),
+        "{tools:?}"
+    );
+    for editing in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
+        assert!(!tools.contains(&editing), "{editing} in {tools:?}");
+    }
+
+    let opencode = frontmatter(&r.read(MASTERS[1]));
+    assert!(opencode.lines().any(|l| l == "mode: primary"), "{opencode}");
+    assert!(
+        opencode.contains("permission:\n  edit: deny\n  write: deny"),
+        "{opencode}"
+    );
+
+    let pi = r.read(MASTERS[2]);
+    assert!(frontmatter(&pi).starts_with("description: "), "{pi}");
+    assert!(pi.contains("never call `edit` or `write`"), "{pi}");
+
+    // The guard files are what plain init writes.
+    assert!(
+        r.read(".opencode/plugins/berth-guard.ts")
+            .contains("MASTER_AGENT")
+    );
+}
+
+#[test]
+fn with_orchestrator_writes_masters_only_for_the_runtimes_named() {
+    let r = Repo::new("orch-some");
+    let o = r.init(&["--with-orchestrator", "--runtime", "opencode,codex"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(r.root.join(MASTERS[1]).exists());
+    assert!(!r.root.join(MASTERS[0]).exists());
+    assert!(!r.root.join(MASTERS[2]).exists());
+    assert!(
+        err(&o).contains("codex: no master definition"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn a_second_run_with_orchestrator_writes_nothing_and_says_so() {
+    let r = Repo::new("orch-again");
+    assert_eq!(r.init(&["--with-orchestrator"]).status.code(), Some(0));
+    let before: Vec<SystemTime> = MASTERS.iter().map(|f| r.mtime(f)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = r.init(&["--with-orchestrator"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        err(&o).trim(),
+        format!(
+            "git berth: already installed (claude, opencode, pi, with the master agent) in {}",
+            r.root.display()
+        )
+    );
+    let after: Vec<SystemTime> = MASTERS.iter().map(|f| r.mtime(f)).collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn uninstall_removes_the_masters_and_everything_else_init_wrote() {
+    let r = Repo::new("orch-uninstall");
+    let all = "claude,codex,gemini,cursor,copilot,opencode,pi";
+    let o = r.init(&["--runtime", all, "--worktrees", "--with-orchestrator"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = r.init(&["--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for m in MASTERS {
+        assert!(err(&o).contains(&format!("removed {}", r.root.join(m).display())));
+    }
+    let left: Vec<_> = std::fs::read_dir(&r.root)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from(".git")]);
+}
+
+#[test]
+fn a_master_the_user_edited_is_not_overwritten_without_force_nor_removed_by_uninstall() {
+    let r = Repo::new("orch-edited");
+    assert_eq!(r.init(&["--with-orchestrator"]).status.code(), Some(0));
+    let edited = format!("{}\nAlways answer in French.\n", r.read(MASTERS[0]));
+    std::fs::write(r.root.join(MASTERS[0]), &edited).expect("edit");
+    std::fs::remove_file(r.root.join(MASTERS[1])).expect("rm");
+
+    let o = r.init(&["--with-orchestrator"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = err(&o);
+    assert!(
+        e.starts_with("git berth: .claude/agents/master.md exists and is not the one"),
+        "{e}"
+    );
+    assert!(
+        e.contains("\nhint: git berth init --with-orchestrator --runtime claude --force"),
+        "{e}"
+    );
+    assert_eq!(r.read(MASTERS[0]), edited);
+    assert!(
+        !r.root.join(MASTERS[1]).exists(),
+        "the plan was carried out in part"
+    );
+
+    let o = r.init(&["--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(
+        err(&o).contains(&format!(
+            "warning: kept {}: it was changed since init wrote it",
+            r.root.join(MASTERS[0]).display()
+        )),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(r.read(MASTERS[0]), edited);
+    assert!(!r.root.join(MASTERS[2]).exists());
+    assert!(!r.root.join(".claude/settings.json").exists());
+
+    let o = r.init(&["--with-orchestrator", "--force"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert!(!r.read(MASTERS[0]).contains("French"));
+}

@@ -175,11 +175,15 @@ fn kept_runtime(path: &str) -> &'static str {
 
 /// How a person starts the master in `r`, or why it has none.
 fn master_step(r: Runtime) -> String {
-    let master = names::MASTER_AGENT;
+    let (tool, master, name) = (names::TOOL, names::MASTER_AGENT, r.name());
     match r {
-        Runtime::Claude => format!("start the master with claude --agent {master}"),
-        Runtime::Opencode => format!("start the master with opencode --agent {master}"),
-        Runtime::Pi => format!("start the master by typing /{master} at the start of a Pi session"),
+        Runtime::Claude | Runtime::Opencode => format!(
+            "start the master in the primary checkout with {tool} master {name} (it runs \
+             {name} --agent {master})"
+        ),
+        Runtime::Pi => format!(
+            "start the master in the primary checkout with {tool} master {name}, then type /{master}"
+        ),
         _ => "no master definition for this runtime; its master rests on the guard alone".into(),
     }
 }
