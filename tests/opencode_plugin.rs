@@ -114,7 +114,8 @@ fn make_executable(path: &Path) {
 
 /// Sessions the way OpenCode reports them: the master picked for a user message, the build
 /// agent seen on a model call, the plan agent seen on a message event, one never reported,
-/// the master's session switched to build, a master session seen by event and then deleted.
+/// the master's session switched to build, a master session seen by event and then deleted, a
+/// subagent's session whose agent is called master.
 const SESSIONS: &str = r#"
 await hooks["chat.message"]({ sessionID: "m", agent: "master" }, { message: { sessionID: "m", role: "user", agent: "master" }, parts: [] });
 await hooks["chat.params"]({ sessionID: "b", agent: "build" }, { temperature: 0, topP: 1, options: {} });
@@ -129,6 +130,9 @@ await hooks.event({ event: { type: "message.updated", properties: { info: { sess
 console.log("evented", await call("s"));
 await hooks.event({ event: { type: "session.deleted", properties: { info: { id: "s" } } } });
 console.log("deleted", await call("s"));
+await hooks.event({ event: { type: "session.created", properties: { info: { id: "c", parentID: "b" } } } });
+await hooks["chat.params"]({ sessionID: "c", agent: "master" }, { temperature: 0, topP: 1, options: {} });
+console.log("subagent", await call("c"));
 "#;
 
 const NO_HATCH: &str = "allow=unset master=unset";
@@ -151,6 +155,7 @@ fn only_the_master_agents_guard_calls_carry_a_hatch_even_when_opencode_has_both(
             NO_HATCH,
             "allow=1 master=1",
             NO_HATCH,
+            NO_HATCH,
         ]
     );
 }
@@ -166,7 +171,7 @@ fn the_master_agent_asserts_the_master_hatch_that_opencode_was_not_given() {
     let log = p.guard_log();
     assert_eq!(log[0], "allow=unset master=1", "{log:?}");
     assert_eq!(log[5], "allow=unset master=1", "{log:?}");
-    for i in [1, 2, 3, 4, 6] {
+    for i in [1, 2, 3, 4, 6, 7] {
         assert_eq!(log[i], NO_HATCH, "call {i}: {log:?}");
     }
 }
@@ -190,7 +195,9 @@ fn with_the_real_guard_the_master_works_in_the_primary_and_a_build_agent_is_bloc
     };
     assert_eq!(said("master"), "allowed", "{out:?}");
     assert_eq!(said("evented"), "allowed", "{out:?}");
-    for who in ["build", "plan", "unknown", "switched", "deleted"] {
+    for who in [
+        "build", "plan", "unknown", "switched", "deleted", "subagent",
+    ] {
         let line = said(who);
         assert!(
             line.starts_with("blocked: git berth: ") && line.contains("is protected"),

@@ -6,7 +6,9 @@
 // the master hatch set; the guard of any other agent's calls runs with both hatches taken
 // out of its environment, even when OpenCode itself was started with them (by
 // `git berth master`, say), so switching agents in the master's OpenCode, or a subagent the
-// master starts, never inherits the right to work in the primary checkout.
+// master starts, never inherits the right to work in the primary checkout. A subagent's
+// session is never the master's, whatever its agent is called: an agent cannot hand itself
+// the hatch by starting a subagent named master.
 import type { Plugin } from "@opencode-ai/plugin"
 import { spawnSync } from "node:child_process"
 
@@ -26,6 +28,7 @@ export const BerthGuard: Plugin = async ({ directory, worktree }) => {
   // The agent each session last ran, as OpenCode reported it. A session not seen yet counts
   // as not the master: the hatches are only ever given, never assumed.
   const agents = new Map()
+  const children = new Set()
   const remember = (sessionID, agent) => {
     if (typeof sessionID === "string" && typeof agent === "string" && agent !== "") {
       agents.set(sessionID, agent)
@@ -33,7 +36,7 @@ export const BerthGuard: Plugin = async ({ directory, worktree }) => {
   }
   const guardEnv = (sessionID) => {
     const env = { ...process.env }
-    if (agents.get(sessionID) === MASTER_AGENT) {
+    if (agents.get(sessionID) === MASTER_AGENT && !children.has(sessionID)) {
       env[MASTER_HATCH] = "1"
     } else {
       delete env[ALLOW_HATCH]
@@ -54,8 +57,11 @@ export const BerthGuard: Plugin = async ({ directory, worktree }) => {
       const info = event?.properties?.info
       if (event?.type === "message.updated" && info) {
         remember(info.sessionID, info.agent ?? info.mode)
+      } else if ((event?.type === "session.created" || event?.type === "session.updated") && info?.parentID) {
+        children.add(info.id)
       } else if (event?.type === "session.deleted" && info) {
         agents.delete(info.id)
+        children.delete(info.id)
       }
     },
     "tool.execute.before": async (input, output) => {
