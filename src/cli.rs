@@ -74,6 +74,22 @@ pub enum Command {
     Hook(commands::hook::HookArgs),
     // Its help, with how to install each script, is on its arguments.
     Completions(commands::completions::CompletionsArgs),
+    /// Start the master agent (layer 0) in the primary checkout, hatches open
+    Master(commands::master::MasterArgs),
+    /// Dispatch an agent into a new tab and a worktree of its own (from the master)
+    Layer1(commands::layer1::Layer1Args),
+    /// Split a layer-1 agent's tab and launch a helper in its worktree (from a layer-1 agent)
+    Layer2(commands::layer2::Layer2Args),
+    /// Launch a named agent in a tab of its own; agents of one --worktree group share it
+    Spawn(commands::spawn::SpawnArgs),
+    /// Stop an agent gracefully and start it again, here or in another worktree
+    Respawn(commands::respawn::RespawnArgs),
+    /// Type text into an agent's pane, then Enter
+    Send(commands::send::SendArgs),
+    /// Show every agent berth launched here: layer, runtime, pane, alive or gone
+    Agents(commands::agents::AgentsArgs),
+    /// Open a change: a worktree on feat/<branch>, with a shell tab there
+    Feat(commands::feat::FeatArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -169,6 +185,24 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             Some(shell) => commands::completions::run(Cli::command(), shell, out),
             None => context(cli).and_then(|ctx| commands::completions::worktrees(&ctx, out)),
         },
+        Command::Master(args) => {
+            context(cli).and_then(|ctx| commands::master::run(&ctx, args, out))
+        }
+        Command::Layer1(args) => {
+            context(cli).and_then(|ctx| commands::layer1::run(&ctx, args, out))
+        }
+        Command::Layer2(args) => {
+            context(cli).and_then(|ctx| commands::layer2::run(&ctx, args, out))
+        }
+        Command::Spawn(args) => context(cli).and_then(|ctx| commands::spawn::run(&ctx, args, out)),
+        Command::Respawn(args) => {
+            context(cli).and_then(|ctx| commands::respawn::run(&ctx, args, out))
+        }
+        Command::Send(args) => context(cli).and_then(|ctx| commands::send::run(&ctx, args, out)),
+        Command::Agents(args) => {
+            context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
+        }
+        Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
         Command::Help(args) => commands::help::run(Cli::command(), args, out),
     };
     let _ = out.flush();

@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod inventory;
 pub mod landing;
 pub mod names;
+pub mod orchestrator;
 pub mod paths;
 pub mod ports;
 pub mod process;

@@ -25,6 +25,10 @@ pub struct InstallArgs {
         value_parser = clap::value_parser!(u16).range(1..=i64::from(names::MAX_PORTS))
     )]
     pub ports: Option<u16>,
+    /// Command `ship` runs on each landing's merged result, in a scratch worktree, before the trunk
+    /// moves
+    #[arg(long, value_name = "CMD")]
+    pub gate: Option<String>,
     /// Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks
     #[arg(long)]
     pub local: bool,
@@ -75,7 +79,11 @@ fn shown(hook: &hooks::Hook) -> Shown {
 
 pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()> {
     let checkout = crate::worktree::checkout_here(ctx)?;
-    if args.setup.is_none() && args.teardown.is_none() && args.ports.is_none() {
+    if args.setup.is_none()
+        && args.teardown.is_none()
+        && args.ports.is_none()
+        && args.gate.is_none()
+    {
         let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
         if in_force.iter().next().is_none() {
             eprintln!(
@@ -103,16 +111,19 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
     } else {
         hooks::checkout_dir(&checkout)
     };
-    let written = hooks::install(
+    let mut written = hooks::install(
         &dir,
         args.setup.as_deref(),
         args.teardown.as_deref(),
         args.ports,
     )?;
+    if let Some(gate) = &args.gate {
+        written.push(hooks::install_gate(&dir, gate)?);
+    }
     // What install writes is the user's own decision: trust it.
     let origin = Origin::Checkout(&checkout);
     let in_force = hooks::in_force(&ctx.common_dir, origin)?;
-    let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown]
+    let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown, &in_force.gate]
         .into_iter()
         .flatten()
         .filter(|h| {

@@ -2,22 +2,30 @@
 //! `cli::run`; no command file imports another (what two share is in `worktree/`).
 
 pub mod add;
+pub mod agents;
 pub mod claim;
 pub mod clean;
 pub mod collect;
 pub mod completions;
+pub mod feat;
 pub mod guard;
 pub mod help;
 pub mod hook;
 pub mod init;
 pub mod install;
+pub mod layer1;
+pub mod layer2;
 pub mod list;
+pub mod master;
 pub mod path;
 pub mod prune;
 pub mod release;
 pub mod remove;
+pub mod respawn;
 pub mod review;
+pub mod send;
 pub mod setup;
+pub mod spawn;
 pub mod trust;
 
 use std::io::Write;
@@ -29,5 +37,32 @@ pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<
     // As an I/O error, so that a reader that went away (`| head -1`) is seen as one.
     serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
+    Ok(())
+}
+
+/// What `layer1`, `layer2`, `spawn` and `respawn` print: the agent's worktree on stdout (or its
+/// record with `--json`), where it runs on stderr.
+pub fn print_launched(
+    out: &mut dyn Write,
+    launched: &crate::orchestrator::agents::Launched,
+    json: bool,
+) -> Result<()> {
+    let agent = &launched.agent;
+    eprintln!(
+        "agent '{}' (layer {}, {}) runs in {} pane {} in {}",
+        agent.name,
+        agent.layer,
+        agent.runtime,
+        agent.backend,
+        agent.pane.as_deref().unwrap_or("-"),
+        agent.worktree.display()
+    );
+    if let Some(attach) = &launched.attach {
+        eprintln!("hint: watch it with: {attach}");
+    }
+    if json {
+        return write_json(out, launched);
+    }
+    writeln!(out, "{}", agent.worktree.display())?;
     Ok(())
 }

@@ -66,7 +66,7 @@ pub fn unmerged_count(
 
 /// Merge `theirs` into `ours` in memory, as `git merge` (ort) would, touching no checkout, index or
 /// object database; `then` reads the outcome beside the repository that holds its new objects.
-fn merge_in_memory<R>(
+pub(super) fn merge_in_memory<R>(
     repo: &gix::Repository,
     ours: gix::ObjectId,
     theirs: gix::ObjectId,

@@ -1,9 +1,12 @@
-//! Everything berth does to git goes through this folder, on gix. The `git` program is not run
-//! anywhere: gix 0.91 covers every operation berth needs (see README, "Where the git program runs").
+//! Everything berth does to git goes through this folder, on gix. The `git` program runs in one
+//! place only, `program` (`ship --push`: gix 0.91 cannot push); see README, "Where the git
+//! program runs".
 
 pub mod config;
 pub mod graph;
 pub mod hooks;
+pub mod land;
+pub mod program;
 pub mod quick;
 pub mod refs;
 pub mod status;

@@ -15,11 +15,12 @@ use crate::names::MAX_PORTS;
 use crate::{error, names};
 
 /// Every hook name, in the order they are listed.
-pub const NAMES: [&str; 4] = [
+pub const NAMES: [&str; 5] = [
     names::HOOK_SETUP,
     names::HOOK_TEARDOWN,
     names::HOOK_PORTS,
     names::HOOK_SEED,
+    names::HOOK_GATE,
 ];
 
 /// Where a hook in force was read from.
@@ -69,9 +70,11 @@ impl Hook {
         matches!(self.source, Source::Local(_))
     }
 
-    /// Setup and teardown are run; ports and seed are only read.
+    /// Setup, teardown and gate are run (and trusted); ports and seed are only read.
     pub fn is_script(&self) -> bool {
-        self.name == names::HOOK_SETUP || self.name == names::HOOK_TEARDOWN
+        self.name == names::HOOK_SETUP
+            || self.name == names::HOOK_TEARDOWN
+            || self.name == names::HOOK_GATE
     }
 
     /// The command of a hook [`install`](super::write::install) wrote, or `None` for one written
@@ -107,6 +110,8 @@ pub struct Hooks {
     pub teardown: Option<Hook>,
     pub ports: Option<Hook>,
     pub seed: Option<Hook>,
+    /// What `ship` runs on a landing's candidate.
+    pub gate: Option<Hook>,
 }
 
 impl Hooks {
@@ -116,9 +121,15 @@ impl Hooks {
 
     /// The hooks present, in the order of [`NAMES`].
     pub fn iter(&self) -> impl Iterator<Item = &Hook> {
-        [&self.setup, &self.teardown, &self.ports, &self.seed]
-            .into_iter()
-            .flatten()
+        [
+            &self.setup,
+            &self.teardown,
+            &self.ports,
+            &self.seed,
+            &self.gate,
+        ]
+        .into_iter()
+        .flatten()
     }
 
     /// The number of ports the project asks for, if it asks.
@@ -131,6 +142,7 @@ impl Hooks {
             names::HOOK_SETUP => &mut self.setup,
             names::HOOK_TEARDOWN => &mut self.teardown,
             names::HOOK_PORTS => &mut self.ports,
+            names::HOOK_GATE => &mut self.gate,
             _ => &mut self.seed,
         };
         *slot = Some(hook);

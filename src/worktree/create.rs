@@ -55,6 +55,13 @@ pub struct Added {
 /// on stdout. The stages, in order: check the name, plan the branch, judge the hooks, reserve
 /// (record marked `creating`, port block), make the checkout, finish (post-checkout, setup).
 pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
+    add_on(ctx, args, None)
+}
+
+/// [`add`], with a new worktree's branch named `branch` instead of `<branchPrefix><slug>` (the
+/// orchestrator's `layer1 <name> <branch>` and `feat`). A branch of that name that exists is
+/// checked out and resumed, as a leftover `<branchPrefix><slug>` is.
+pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<Added> {
     let slug = slug::slug(&args.name)?;
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
@@ -70,7 +77,7 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
         return reuse(ctx, args, locked, &me, ttl);
     }
     let path = check_new_name(ctx, &locked, args, &slug)?;
-    let plan = plan(ctx, args, &slug)?;
+    let plan = plan(ctx, args, &slug, branch)?;
     if !plan.new_branch {
         let dirs = worktrees::checked_out_in(&ctx.repo, &plan.branch)?;
         if !dirs.is_empty() {
@@ -268,7 +275,7 @@ struct Plan {
     base_commit: gix::ObjectId,
 }
 
-fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
+fn plan(ctx: &Context, args: &AddRequest, slug: &str, named: Option<&str>) -> Result<Plan> {
     if let Some(branch) = &args.branch {
         let tip = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
             refuse_with_hint(
@@ -305,7 +312,10 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str) -> Result<Plan> {
             "name a branch, tag or commit that exists: git log --oneline",
         )
     })?;
-    let branch = format!("{}{slug}", ctx.branch_prefix());
+    let branch = match named {
+        Some(branch) => branch.to_owned(),
+        None => format!("{}{slug}", ctx.branch_prefix()),
+    };
     git::branch_ref(&branch)?;
     Ok(match graph::branch_tip(&ctx.repo, &branch) {
         // A branch kept by an earlier `remove` is resumed, not replaced.

@@ -16,6 +16,12 @@ use crate::session::{self, Hold};
 pub enum Verdict {
     Remove,
     Locked(String),
+    /// An agent berth launched still runs in it (its name, and how to stop it): a live claim
+    /// that `--force` does not override, since its process works in the folder.
+    Agent {
+        name: String,
+        stop: String,
+    },
     Inside,
     Claimed(String),
     /// Its folder is there but is no checkout git can read (why, in words): nothing in it can be
@@ -34,6 +40,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub locked: Option<String>,
+    /// A live agent berth launched works in it: its name, and how to stop it.
+    pub agent: Option<(String, String)>,
     pub inside: bool,
     /// Another session that holds a live claim.
     pub claimed_by: Option<String>,
@@ -52,6 +60,9 @@ pub fn reasons(facts: &Facts) -> Vec<String> {
     let mut out = Vec::new();
     if facts.locked.is_some() {
         out.push("locked".to_owned());
+    }
+    if let Some((name, _)) = &facts.agent {
+        out.push(format!("agent {name} running"));
     }
     if facts.inside {
         out.push("current".to_owned());
@@ -75,6 +86,12 @@ pub fn reasons(facts: &Facts) -> Vec<String> {
 pub fn verdict(facts: &Facts, force: bool) -> Verdict {
     if let Some(reason) = &facts.locked {
         return Verdict::Locked(reason.clone());
+    }
+    if let Some((name, stop)) = &facts.agent {
+        return Verdict::Agent {
+            name: name.clone(),
+            stop: stop.clone(),
+        };
     }
     if facts.inside {
         return Verdict::Inside;
@@ -125,6 +142,8 @@ pub struct Judge {
     pub ttl: u64,
     pub trunk_name: String,
     pub trunk: Option<gix::ObjectId>,
+    /// The agents berth launched; a live one keeps its worktree.
+    pub agents: Vec<crate::registry::Agent>,
 }
 
 impl Judge {
@@ -135,6 +154,7 @@ impl Judge {
             ttl: ctx.claim_ttl()?,
             trunk: graph::resolve_commit(&ctx.repo, &trunk_name),
             trunk_name,
+            agents: crate::registry::Store::new(ctx.state_dir()).agents()?,
         })
     }
 }
@@ -156,6 +176,7 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
             .as_deref()
             .is_some_and(|cur| cur == entry.path.as_path()),
         claimed_by,
+        agent: live_agent(&judge.agents, &entry.path),
         branch: record.branch.clone(),
         deletes_given_branch: record.branch_given
             && scope
@@ -204,6 +225,25 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     Ok(facts)
 }
 
+/// The live agent that works in the worktree at `path`, and how to stop it.
+pub fn live_agent(
+    agents: &[crate::registry::Agent],
+    path: &std::path::Path,
+) -> Option<(String, String)> {
+    let path = crate::paths::real_or_same(path);
+    let agent = agents
+        .iter()
+        .find(|a| crate::paths::real_or_same(&a.worktree) == path && a.alive())?;
+    let stop = match (agent.backend.as_str(), &agent.pane, &agent.socket) {
+        ("tmux", Some(pane), Some(socket)) => {
+            format!("tmux -S {} kill-pane -t {pane}", socket.display())
+        }
+        ("herdr", Some(pane), _) => format!("herdr pane close {pane}"),
+        _ => format!("kill {}", agent.pid.unwrap_or_default()),
+    };
+    Some((agent.name.clone(), stop))
+}
+
 /// Why a folder that is there is no checkout git can read.
 pub fn broken_why(path: &std::path::Path) -> String {
     if path.join(".git").exists() {
@@ -226,6 +266,12 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
             format!(
                 "unlock it first: git worktree unlock {}",
                 entry.path.display()
+            ),
+        ),
+        Verdict::Agent { name: agent, stop } => (
+            format!("worktree '{name}' is where agent '{agent}' still runs"),
+            format!(
+                "end the agent first (or stop it: {stop}), then remove the worktree; --force does not override a running agent"
             ),
         ),
         Verdict::Inside => (
@@ -379,6 +425,22 @@ mod tests {
             ..facts
         };
         assert_eq!(verdict(&claimed, false), Verdict::Claimed("s2".into()));
+    }
+
+    #[test]
+    fn a_running_agent_keeps_its_worktree_even_when_forced() {
+        let facts = Facts {
+            agent: Some(("alpha".into(), "kill 7".into())),
+            dirty: true,
+            ..clean()
+        };
+        let running = Verdict::Agent {
+            name: "alpha".into(),
+            stop: "kill 7".into(),
+        };
+        assert_eq!(verdict(&facts, false), running);
+        assert_eq!(verdict(&facts, true), running);
+        assert_eq!(reasons(&facts), ["agent alpha running", "dirty"]);
     }
 
     #[test]

@@ -36,11 +36,23 @@ impl Plan {
 }
 
 /// The worktrees of `registry` whose checkout is gone: the folder, or its `.git` (git may still
-/// list them, as prunable).
+/// list them, as prunable). One where an agent berth launched still runs is not forgotten: its
+/// record is how the agent is told apart, and it is a live claim.
 fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
+    let agents = Store::new(ctx.state_dir()).agents()?;
     Ok(inventory::entries(ctx, registry, false)?
         .into_iter()
         .filter(|e| !e.present)
+        .filter(|e| {
+            let running = super::judge::live_agent(&agents, &e.path);
+            if let Some((agent, _)) = &running {
+                crate::error::warn(format_args!(
+                    "kept '{}': its folder is gone, but agent '{agent}' still runs there",
+                    e.name
+                ));
+            }
+            running.is_none()
+        })
         .map(|e| e.name)
         .collect())
 }

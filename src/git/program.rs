@@ -1,0 +1,42 @@
+//! The one place berth runs the `git` program. gix 0.91 can fetch but cannot push, so
+//! `ship --push` hands the trunk to `git push`; every other read and write of the repository goes
+//! through gix. Each call says why it cannot be gix.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{Context as _, Result};
+
+/// `git push <remote> <trunk>:<trunk>` from `dir`, the remote being the trunk's upstream remote
+/// (`branch.<trunk>.pushRemote`, `remote.pushDefault`, `branch.<trunk>.remote`, else `origin`).
+/// Its output goes to stderr. An error names the command and its exit code.
+pub fn push(repo: &gix::Repository, dir: &Path, trunk: &str) -> Result<String> {
+    let name = super::branch_ref(trunk)?;
+    let remote = repo
+        .branch_remote_name(name.shorten(), gix::remote::Direction::Push)
+        .map(|r| r.as_bstr().to_string())
+        .unwrap_or_else(|| "origin".to_owned());
+    let refspec = format!("refs/heads/{trunk}:refs/heads/{trunk}");
+    // gix 0.91 has no push: the git program sends the trunk. It runs in the repository berth was
+    // started in, with berth's environment (credentials helpers, ssh agent), stdout to stderr.
+    let status = Command::new("git")
+        .args(["push", "--", &remote, &refspec])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(std::io::stderr())
+        .stderr(std::io::stderr())
+        .status()
+        .context("cannot run git push (is git on PATH?)")?;
+    if !status.success() {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "git push {remote} {trunk} failed ({}); the landing itself is done",
+                status
+                    .code()
+                    .map_or_else(|| "killed".to_owned(), |c| format!("exit code {c}"))
+            ),
+            format!("push it yourself: git push {remote} {trunk}"),
+        ));
+    }
+    Ok(remote)
+}

@@ -1,0 +1,1017 @@
+//! Ship: land approved worktrees on the trunk, one after another. For each: check the review and
+//! the checkout, build the candidate on the trunk's tip in memory, run the gate on it in a scratch
+//! worktree, then (under the ship lock, briefly) move the trunk by compare-and-swap, bring the
+//! primary checkout along, and log the landing; last, remove the worktree and its branch.
+//!
+//! It never moves the trunk to a candidate the gate has not passed, nor over a trunk that moved
+//! since the candidate was built (it builds and gates again). A journal written before the trunk
+//! moves lets the next `ship` finish a landing a kill cut short; a scratch worktree a kill left is
+//! removed by the next `ship`, or by `clean` (it holds no work of its own).
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use serde::{Deserialize, Serialize};
+
+use super::log::{self, Landing};
+use super::review;
+use crate::error::{Refusal, refuse_with_hint};
+use crate::git::land::{self, Built, Strategy};
+use crate::git::{self, graph, refs, status};
+use crate::hooks::{self, Hook, Origin, Source};
+use crate::registry::Store;
+use crate::repo::Context;
+use crate::worktree::{self, create::AddRequest};
+use crate::{clock, names, process, statefile};
+
+/// How many times a landing is built and gated again when the trunk moved under it.
+pub const MAX_ATTEMPTS: usize = 3;
+
+/// What to land and how.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Worktrees to land, in this order; empty with `all_approved` (or for the one you stand in).
+    pub names: Vec<String>,
+    pub all_approved: bool,
+    pub strategy: Strategy,
+    /// The gate command (`--gate`), before `berth.gate` and the gate hook.
+    pub gate: Option<String>,
+    /// Keep the worktree, its branch and its port block after landing.
+    pub keep: bool,
+    pub dry_run: bool,
+}
+
+/// What `ship --json` prints.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub trunk: String,
+    pub dry_run: bool,
+    /// The worktrees in the order they were (or would be) landed.
+    pub order: Vec<String>,
+    /// Pairs of candidates whose changes conflict with each other.
+    pub forecast: Vec<Forecast>,
+    pub worktrees: Vec<Outcome>,
+    pub landed: usize,
+    pub refused: usize,
+}
+
+/// Two candidates that change one file each their own way.
+#[derive(Debug, Clone, Serialize)]
+pub struct Forecast {
+    pub worktrees: [String; 2],
+    pub file: String,
+}
+
+/// What happened to one worktree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    pub name: String,
+    pub branch: String,
+    /// `landed`, `would land` or `refused`.
+    pub outcome: &'static str,
+    /// Why it was refused.
+    pub reason: Option<String>,
+    /// The files its candidate conflicts on.
+    pub conflicts: Vec<String>,
+    pub strategy: Strategy,
+    pub old_tip: Option<String>,
+    pub new_tip: Option<String>,
+    pub reviewer: Option<String>,
+    /// `passed`, `failed` or `none`.
+    pub gate: &'static str,
+    /// The gate's output, kept when it failed.
+    pub gate_log: Option<PathBuf>,
+    /// How many times the candidate was built (more than one when the trunk moved meanwhile).
+    pub attempts: usize,
+    /// The worktree stays (`--keep`, or it changed after its review); why, if so.
+    pub kept: Option<String>,
+}
+
+impl Outcome {
+    fn new(name: &str, branch: &str, strategy: Strategy) -> Self {
+        Outcome {
+            name: name.to_owned(),
+            branch: branch.to_owned(),
+            outcome: "refused",
+            reason: None,
+            conflicts: Vec::new(),
+            strategy,
+            old_tip: None,
+            new_tip: None,
+            reviewer: None,
+            gate: "none",
+            gate_log: None,
+            attempts: 0,
+            kept: None,
+        }
+    }
+
+    fn refused(mut self, refusal: &Refusal) -> Self {
+        self.outcome = "refused";
+        self.reason = Some(refusal.message.clone());
+        self
+    }
+}
+
+/// Land what `request` names. Refusals of single worktrees are in the report (and said on
+/// stderr); the others still land.
+pub fn ship(ctx: &Context, request: &Request) -> Result<Report> {
+    let trunk = ctx.trunk();
+    if !request.dry_run {
+        recover(ctx)?;
+        remove_dead_scratch(ctx);
+    }
+    let names = chosen(ctx, request)?;
+    let (order, forecast) = order(ctx, &trunk, names, request.all_approved)?;
+    let gate = configured_gate(ctx, request);
+    let mut report = Report {
+        trunk: trunk.clone(),
+        dry_run: request.dry_run,
+        order: order.clone(),
+        forecast,
+        worktrees: Vec::new(),
+        landed: 0,
+        refused: 0,
+    };
+    for name in &order {
+        let outcome = land_one(ctx, &trunk, name, request, &gate);
+        if outcome.outcome == "refused" {
+            report.refused += 1;
+        } else {
+            report.landed += 1;
+        }
+        report.worktrees.push(outcome);
+    }
+    Ok(report)
+}
+
+/// The worktrees asked for: the names, every approved one, or the one the caller stands in.
+fn chosen(ctx: &Context, request: &Request) -> Result<Vec<String>> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    if request.all_approved {
+        let mut names = Vec::new();
+        for record in &registry.worktrees {
+            if record.name.starts_with(names::SHIP_SCRATCH_PREFIX) || record.creating.is_some() {
+                continue;
+            }
+            let Some(head) = graph::branch_tip(&ctx.repo, &record.branch) else {
+                continue;
+            };
+            if review::state(&ctx.repo, &record.branch, head)?.0 == review::State::Approved {
+                names.push(record.name.clone());
+            }
+        }
+        return Ok(names);
+    }
+    if !request.names.is_empty() {
+        let mut names = Vec::new();
+        for name in &request.names {
+            let record = registry.find(name).ok_or_else(|| worktree::unknown(name))?;
+            if !names.contains(&record.name) {
+                names.push(record.name.clone());
+            }
+        }
+        return Ok(names);
+    }
+    let here = ctx
+        .current
+        .as_ref()
+        .filter(|_| ctx.standing == crate::repo::Standing::Linked)
+        .and_then(|cur| {
+            registry
+                .worktrees
+                .iter()
+                .find(|r| crate::paths::real_or_same(&r.path) == *cur)
+        });
+    match here {
+        Some(record) => Ok(vec![record.name.clone()]),
+        None => Err(refuse_with_hint(
+            "name the worktrees to ship; you are not in a managed worktree",
+            format!(
+                "{} ship <name>, or every approved one: {} ship --all-approved",
+                names::TOOL,
+                names::TOOL
+            ),
+        )),
+    }
+}
+
+/// The landing order and the conflicts forecast between the candidates. With `all_approved`,
+/// worktrees whose changes share no file with another candidate go first, then those that share
+/// files but merge cleanly with every other, then those that conflict: one conflict does not
+/// stop the rest. Named worktrees keep the order they were given.
+fn order(
+    ctx: &Context,
+    trunk: &str,
+    names: Vec<String>,
+    all_approved: bool,
+) -> Result<(Vec<String>, Vec<Forecast>)> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    let Some(tip) = graph::branch_tip(&ctx.repo, trunk) else {
+        return Ok((names, Vec::new()));
+    };
+    let heads: Vec<Option<gix::ObjectId>> = names
+        .iter()
+        .map(|n| {
+            registry
+                .find(n)
+                .and_then(|r| graph::branch_tip(&ctx.repo, &r.branch))
+        })
+        .collect();
+    let files: Vec<Vec<String>> = heads
+        .iter()
+        .map(|h| {
+            h.map(|h| graph::changed_files(&ctx.repo, tip, h).unwrap_or_default())
+                .unwrap_or_default()
+        })
+        .collect();
+    let mut rank = vec![0u8; names.len()];
+    let mut forecast = Vec::new();
+    for a in 0..names.len() {
+        for b in a + 1..names.len() {
+            if !files[a].iter().any(|f| files[b].contains(f)) {
+                continue;
+            }
+            rank[a] = rank[a].max(1);
+            rank[b] = rank[b].max(1);
+            let (Some(ha), Some(hb)) = (heads[a], heads[b]) else {
+                continue;
+            };
+            for conflict in graph::conflicts_between(&ctx.repo, ha, hb).unwrap_or_default() {
+                rank[a] = 2;
+                rank[b] = 2;
+                forecast.push(Forecast {
+                    worktrees: [names[a].clone(), names[b].clone()],
+                    file: conflict.path,
+                });
+            }
+        }
+    }
+    if !all_approved {
+        return Ok((names, forecast));
+    }
+    Ok((by_rank(names, &rank), forecast))
+}
+
+/// `names` sorted by `rank`, lowest first, keeping the order within a rank. Pure.
+pub fn by_rank(names: Vec<String>, rank: &[u8]) -> Vec<String> {
+    let mut ranked: Vec<(u8, usize, String)> = names
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| (rank[i], i, n))
+        .collect();
+    ranked.sort();
+    ranked.into_iter().map(|(_, _, n)| n).collect()
+}
+
+/// The gate in force: `--gate`, else `berth.gate`, else the gate hook of the trunk's tip
+/// (checked for trust when it runs; none there is no gate).
+enum Gate {
+    Command(Hook),
+    FromHook,
+}
+
+fn configured_gate(ctx: &Context, request: &Request) -> Gate {
+    let given = |command: &str, whence: &str| Hook {
+        name: names::HOOK_GATE,
+        content: hooks::script(command).into_bytes(),
+        // The user's own command, as a local hook is: it needs no trust.
+        source: Source::Local(PathBuf::from(whence)),
+    };
+    if let Some(command) = &request.gate {
+        return Gate::Command(given(command, "--gate"));
+    }
+    if let Some(command) = ctx.config_string(names::config::GATE) {
+        return Gate::Command(given(&command, names::config::GATE));
+    }
+    Gate::FromHook
+}
+
+/// Land one worktree, or say why not.
+fn land_one(ctx: &Context, trunk: &str, name: &str, request: &Request, gate: &Gate) -> Outcome {
+    let registry = match Store::new(ctx.state_dir()).load() {
+        Ok(r) => r,
+        Err(err) => return failed(name, "", request.strategy, &err),
+    };
+    let Some(record) = registry.find(name).cloned() else {
+        return failed(name, "", request.strategy, &worktree::unknown(name));
+    };
+    let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
+    match try_land(ctx, trunk, &record, request, gate, &mut outcome) {
+        Ok(()) => outcome,
+        Err(err) => {
+            let (message, hint) = crate::error::render(&err);
+            eprintln!("{}: {message}", names::TOOL);
+            if let Some(hint) = &hint {
+                eprintln!("hint: {hint}");
+            }
+            outcome.refused(&Refusal { message, hint })
+        }
+    }
+}
+
+fn failed(name: &str, branch: &str, strategy: Strategy, err: &anyhow::Error) -> Outcome {
+    let (message, hint) = crate::error::render(err);
+    eprintln!("{}: {message}", names::TOOL);
+    if let Some(hint) = &hint {
+        eprintln!("hint: {hint}");
+    }
+    Outcome::new(name, branch, strategy).refused(&Refusal { message, hint })
+}
+
+fn try_land(
+    ctx: &Context,
+    trunk: &str,
+    record: &crate::registry::Record,
+    request: &Request,
+    gate: &Gate,
+    outcome: &mut Outcome,
+) -> Result<()> {
+    let name = &record.name;
+    let branch = &record.branch;
+    let head = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
+        refuse_with_hint(
+            format!("worktree '{name}' has no branch {branch} to land"),
+            format!("see it with {} list", names::TOOL),
+        )
+    })?;
+    let verdict = approved(ctx, name, branch, head)?;
+    outcome.reviewer = Some(verdict.reviewer.clone());
+    let checkout = worktree_checkout(ctx, record, head)?;
+    if status::is_dirty(&checkout)? {
+        return Err(refuse_with_hint(
+            format!("worktree '{name}' has uncommitted changes or untracked files"),
+            format!(
+                "commit them (and have the new head reviewed), or clean them up, then {} ship '{name}'",
+                names::TOOL
+            ),
+        ));
+    }
+    for attempt in 1..=MAX_ATTEMPTS {
+        outcome.attempts = attempt;
+        let tip = graph::branch_tip(&ctx.repo, trunk).ok_or_else(|| {
+            refuse_with_hint(
+                format!("the trunk '{trunk}' does not exist"),
+                format!(
+                    "set the trunk with git config {} <branch>",
+                    names::config::TRUNK
+                ),
+            )
+        })?;
+        let message = message(&ctx.repo, request.strategy, branch, trunk, tip, head)?;
+        let built = land::build(
+            &ctx.repo,
+            tip,
+            head,
+            request.strategy,
+            &message,
+            !request.dry_run,
+        )?;
+        let candidate = accept(ctx, name, branch, trunk, request.strategy, built, outcome)?;
+        outcome.old_tip = Some(tip.to_string());
+        outcome.new_tip = Some(candidate.to_string());
+        if request.dry_run {
+            outcome.outcome = "would land";
+            outcome.new_tip = None;
+            return Ok(());
+        }
+        outcome.gate = run_gate(ctx, record, tip, candidate, gate, outcome)?;
+        let landing = Landing {
+            worktree: name.clone(),
+            branch: branch.clone(),
+            trunk: trunk.to_owned(),
+            old_tip: tip.to_string(),
+            new_tip: candidate.to_string(),
+            strategy: request.strategy.as_str().to_owned(),
+            reviewer: verdict.reviewer.clone(),
+            gate: outcome.gate.to_owned(),
+            time: clock::now(),
+        };
+        match commit_landing(ctx, &landing, tip, candidate, head, request.keep, outcome)? {
+            Committed::Landed => {
+                outcome.outcome = "landed";
+                return Ok(());
+            }
+            Committed::Raced(now) => {
+                let now = now.map_or_else(
+                    || "gone".to_owned(),
+                    |id| git::short(&id.to_string()).to_owned(),
+                );
+                if attempt < MAX_ATTEMPTS {
+                    eprintln!(
+                        "{trunk} moved from {} to {now} while '{name}' was gated; building and gating again (attempt {} of {MAX_ATTEMPTS})",
+                        git::short(&tip.to_string()),
+                        attempt + 1
+                    );
+                }
+            }
+        }
+    }
+    Err(refuse_with_hint(
+        format!(
+            "{trunk} kept moving while '{name}' was gated ({MAX_ATTEMPTS} attempts); nothing of it landed"
+        ),
+        format!("try again: {} ship '{name}'", names::TOOL),
+    ))
+}
+
+/// The verdict that lets `head` land; any other review state is a refusal that says what to do.
+fn approved(
+    ctx: &Context,
+    name: &str,
+    branch: &str,
+    head: gix::ObjectId,
+) -> Result<review::Verdict> {
+    let (state, verdict) = review::state(&ctx.repo, branch, head)?;
+    let approve = format!("{} review approve '{name}'", names::TOOL);
+    match (state, verdict) {
+        (review::State::Approved, Some(verdict)) => Ok(verdict),
+        (review::State::Rejected, verdict) => Err(refuse_with_hint(
+            format!(
+                "worktree '{name}' was rejected{}",
+                verdict
+                    .filter(|v| !v.note.is_empty())
+                    .map(|v| format!(" by {}: {}", v.reviewer, v.note))
+                    .unwrap_or_default()
+            ),
+            format!("address the review, commit, and have it reviewed again: {approve}"),
+        )),
+        (review::State::Stale, _) => Err(refuse_with_hint(
+            format!(
+                "worktree '{name}' has commits after its review: {} is not what was approved",
+                git::short(&head.to_string())
+            ),
+            format!("have the new head reviewed: {approve}"),
+        )),
+        _ => Err(refuse_with_hint(
+            format!("worktree '{name}' is not approved: nothing lands until a review says so"),
+            format!("have it reviewed: {approve}"),
+        )),
+    }
+}
+
+/// The worktree's checkout, which must be there and have the branch's head checked out.
+fn worktree_checkout(
+    ctx: &Context,
+    record: &crate::registry::Record,
+    head: gix::ObjectId,
+) -> Result<gix::Repository> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    let entry = worktree::find(ctx, &registry, &record.name)?;
+    if !entry.present {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' is missing: {} is gone",
+                record.name,
+                record.path.display()
+            ),
+            format!("{} prune", names::TOOL),
+        ));
+    }
+    let repo = git::config::open(&entry.path)?;
+    if git::head(&repo) != Some(head) {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' does not have the head of {} checked out",
+                record.name, record.branch
+            ),
+            format!("check out {} in it, then ship again", record.branch),
+        ));
+    }
+    Ok(repo)
+}
+
+/// The candidate's commit message: squash lists the branch's commit subjects under the only
+/// commit's subject (or the branch's name when there are several); merge says what it merged.
+fn message(
+    repo: &gix::Repository,
+    strategy: Strategy,
+    branch: &str,
+    trunk: &str,
+    tip: gix::ObjectId,
+    head: gix::ObjectId,
+) -> Result<String> {
+    match strategy {
+        Strategy::Ff => Ok(String::new()),
+        Strategy::Merge => Ok(format!("Merge branch '{branch}' into {trunk}\n")),
+        Strategy::Squash => {
+            let mut subjects: Vec<String> = graph::commits_since(repo, head, &[tip], usize::MAX)?
+                .into_iter()
+                .map(|c| c.subject)
+                .collect();
+            subjects.reverse();
+            Ok(squash_message(branch, &subjects))
+        }
+    }
+}
+
+/// `<subject or branch>`, a blank line, then `- <subject>` for each commit, oldest first. Pure.
+pub fn squash_message(branch: &str, subjects: &[String]) -> String {
+    let title = match subjects {
+        [only] => only.clone(),
+        _ => branch.to_owned(),
+    };
+    let mut text = format!("{title}\n");
+    if !subjects.is_empty() {
+        text.push('\n');
+        for subject in subjects {
+            text.push_str(&format!("- {subject}\n"));
+        }
+    }
+    text
+}
+
+/// The candidate's commit, or the refusal for what building it found.
+fn accept(
+    ctx: &Context,
+    name: &str,
+    branch: &str,
+    trunk: &str,
+    strategy: Strategy,
+    built: Built,
+    outcome: &mut Outcome,
+) -> Result<gix::ObjectId> {
+    match built {
+        Built::Commit(id) => Ok(id),
+        Built::Conflicts(files) => {
+            outcome.conflicts = files.clone();
+            tell_agent_of_conflicts(ctx, name, trunk, &files);
+            Err(refuse_with_hint(
+                format!(
+                    "worktree '{name}' conflicts with {trunk} in {}",
+                    files.join(", ")
+                ),
+                format!(
+                    "merge {trunk} into {branch} in it, resolve, commit, have it reviewed, then {} ship '{name}'",
+                    names::TOOL
+                ),
+            ))
+        }
+        Built::Nothing => Err(refuse_with_hint(
+            format!("worktree '{name}' brings nothing {trunk} does not have"),
+            format!("remove it: {} remove '{name}'", names::TOOL),
+        )),
+        Built::NotFastForward => Err(refuse_with_hint(
+            format!(
+                "{trunk} is not an ancestor of {branch}, so it cannot be fast-forwarded (--strategy {})",
+                strategy.as_str()
+            ),
+            format!(
+                "land it as one commit: {} ship '{name}' --strategy squash",
+                names::TOOL
+            ),
+        )),
+    }
+}
+
+/// Tell a live agent berth launched in worktree `name` which files conflict with what landed on
+/// the trunk. The orchestrator, which would deliver it, is not in this build yet (issue 14): the
+/// refusal on stderr and in `--json` is all that is said for now.
+pub fn tell_agent_of_conflicts(_ctx: &Context, _name: &str, _trunk: &str, _files: &[String]) {}
+
+/// Run the gate on `candidate` in a scratch worktree brought up like any other, removed after
+/// either way. `passed` or `none`; a failure is a refusal naming the log.
+fn run_gate(
+    ctx: &Context,
+    record: &crate::registry::Record,
+    tip: gix::ObjectId,
+    candidate: gix::ObjectId,
+    gate: &Gate,
+    outcome: &mut Outcome,
+) -> Result<&'static str> {
+    let hook = match gate {
+        Gate::Command(hook) => hook.clone(),
+        Gate::FromHook => {
+            match hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, tip))?.gate {
+                Some(hook) => {
+                    hooks::ensure_trusted(&ctx.common_dir, &[&hook])?;
+                    hook
+                }
+                None => return Ok("none"),
+            }
+        }
+    };
+    let logs = ctx.state_dir().join(names::SHIP_DIR);
+    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
+    let log = logs.join(format!(
+        "{}-{}-{}.log",
+        record.slug,
+        git::short(&candidate.to_string()),
+        clock::now()
+    ));
+    let scratch = format!(
+        "{}{}-{}",
+        names::SHIP_SCRATCH_PREFIX,
+        std::process::id(),
+        record.slug
+    );
+    eprintln!(
+        "gating '{}' at {} in a scratch worktree (log: {})",
+        record.name,
+        git::short(&candidate.to_string()),
+        log.display()
+    );
+    let added = worktree::create::add(
+        ctx,
+        &AddRequest {
+            name: scratch.clone(),
+            base: Some(candidate.to_string()),
+            branch: None,
+            no_reuse: true,
+            no_setup: false,
+        },
+    );
+    let result = added.and_then(|added| {
+        crate::worktree::test_pause("BERTH_TEST_PAUSE_GATE_MS");
+        let mut env = vec![
+            (names::hook_env::NAME, record.name.clone()),
+            (names::hook_env::PATH, added.path.display().to_string()),
+            (names::hook_env::BRANCH, record.branch.clone()),
+            (names::hook_env::BASE, tip.to_string()),
+            (
+                names::hook_env::PRIMARY,
+                ctx.primary
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+            ),
+        ];
+        if let Some(block) = Store::new(ctx.state_dir())
+            .load()?
+            .find(&scratch)
+            .and_then(|r| r.ports)
+        {
+            env.push((names::hook_env::PORT, block.first.to_string()));
+            env.push((names::hook_env::PORTS, block.count.to_string()));
+        }
+        let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
+        let logged = Hook {
+            content: [
+                format!("exec >>{} 2>&1\n", hooks::quote(&log.display().to_string())).into_bytes(),
+                hook.content.clone(),
+            ]
+            .concat(),
+            ..hook.clone()
+        };
+        hooks::run(&logged, &added.path, &env, timeout)
+    });
+    remove_scratch(ctx, &scratch);
+    match result {
+        Ok(()) => {
+            // A passed gate's output is kept only while it runs; a failed one's is the answer.
+            let _ = std::fs::remove_file(&log);
+            Ok("passed")
+        }
+        Err(err) => {
+            outcome.gate = "failed";
+            outcome.gate_log = Some(log.clone());
+            let (line, _) = crate::error::render(&err);
+            Err(refuse_with_hint(
+                format!(
+                    "the gate failed on '{}' ({line}); {} was not moved; its output: {}",
+                    record.name,
+                    git::short(&tip.to_string()),
+                    log.display()
+                ),
+                format!(
+                    "read the log, fix the branch, commit, have it reviewed, then {} ship '{}'",
+                    names::TOOL,
+                    record.name
+                ),
+            ))
+        }
+    }
+}
+
+/// Remove a scratch worktree and its branch, whatever is in it; a failure is only a warning
+/// (`clean` or the next `ship` removes it).
+fn remove_scratch(ctx: &Context, scratch: &str) {
+    let registry = match Store::new(ctx.state_dir()).load() {
+        Ok(r) => r,
+        Err(_) => return,
+    };
+    if registry.find(scratch).is_none() {
+        return;
+    }
+    if let Err(err) = worktree::remove::remove(ctx, &[scratch.to_owned()], true, true, &mut |_| {})
+    {
+        crate::error::warn(format_args!(
+            "could not remove the scratch worktree '{scratch}': {}",
+            crate::error::render(&err).0
+        ));
+    }
+}
+
+/// Remove the scratch worktrees of `ship` runs that are gone (killed while gating).
+fn remove_dead_scratch(ctx: &Context) {
+    let Ok(registry) = Store::new(ctx.state_dir()).load() else {
+        return;
+    };
+    for record in &registry.worktrees {
+        let pid = record
+            .name
+            .strip_prefix(names::SHIP_SCRATCH_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !process::alive(pid, None)
+        {
+            remove_scratch(ctx, &record.name);
+        }
+    }
+}
+
+/// The landing under way, kept from before the trunk moves until the landing is logged.
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    landing: Landing,
+    /// The branch's head that landed: the worktree goes only while it still holds exactly this.
+    head: String,
+    /// `--keep`: the worktree stays.
+    keep: bool,
+}
+
+fn journal_path(ctx: &Context) -> PathBuf {
+    ctx.state_dir()
+        .join(names::SHIP_DIR)
+        .join(names::SHIP_JOURNAL)
+}
+
+/// The lock every landing's last step holds: the trunk, the primary checkout and the log move
+/// together, and never two at once.
+fn ship_lock(ctx: &Context) -> Result<fslock::LockFile> {
+    let dir = ctx.state_dir().join(names::SHIP_DIR);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(names::SHIP_LOCK);
+    let mut lock =
+        fslock::LockFile::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
+    lock.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(lock)
+}
+
+enum Committed {
+    Landed,
+    Raced(Option<gix::ObjectId>),
+}
+
+/// The landing's last step, under the ship lock: refuse a dirty primary checkout that has the
+/// trunk, write the journal, move the trunk from `tip` to `candidate` (or find it moved), bring
+/// the primary along, log the landing, drop the journal.
+fn commit_landing(
+    ctx: &Context,
+    landing: &Landing,
+    tip: gix::ObjectId,
+    candidate: gix::ObjectId,
+    head: gix::ObjectId,
+    keep: bool,
+    outcome: &mut Outcome,
+) -> Result<Committed> {
+    let _lock = ship_lock(ctx)?;
+    recover_locked(ctx)?;
+    let trunk = &landing.trunk;
+    let now = graph::branch_tip(&ctx.repo, trunk);
+    if now != Some(tip) {
+        return Ok(Committed::Raced(now));
+    }
+    let primary = primary_on(ctx, trunk)?;
+    if let Some(primary) = &primary {
+        check_primary(primary, tip, candidate)?;
+    }
+    let journal = journal_path(ctx);
+    let text = toml::to_string(&Journal {
+        landing: landing.clone(),
+        head: head.to_string(),
+        keep,
+    })
+    .context("cannot serialize the landing journal")?;
+    statefile::write_atomic(&journal, text.as_bytes(), None)?;
+    crate::worktree::test_pause("BERTH_TEST_PAUSE_LAND_MS");
+    let message = format!(
+        "{}: land {} ({})",
+        names::TOOL,
+        landing.worktree,
+        landing.strategy
+    );
+    match refs::swap(
+        &ctx.repo,
+        &format!("refs/heads/{trunk}"),
+        Some(tip),
+        candidate,
+        &message,
+    )? {
+        refs::Swap::Done => {}
+        refs::Swap::Moved(now) => {
+            let _ = std::fs::remove_file(&journal);
+            return Ok(Committed::Raced(now));
+        }
+    }
+    eprintln!(
+        "landed '{}' on {trunk}: {}..{} ({}, gate {})",
+        landing.worktree,
+        git::short(&landing.old_tip),
+        git::short(&landing.new_tip),
+        landing.strategy,
+        landing.gate
+    );
+    finish(ctx, outcome)?;
+    Ok(Committed::Landed)
+}
+
+/// The primary checkout, opened, when it has `trunk` checked out; `None` otherwise (it is left
+/// alone).
+fn primary_on(ctx: &Context, trunk: &str) -> Result<Option<gix::Repository>> {
+    let Some(path) = &ctx.primary else {
+        return Ok(None);
+    };
+    let repo = git::config::open(path)?;
+    Ok((git::head_branch(&repo).as_deref() == Some(trunk)).then_some(repo))
+}
+
+/// A primary checkout that would look as if it reverted the landing, or whose untracked files
+/// the landing would overwrite, refuses the landing before the trunk moves.
+fn check_primary(
+    primary: &gix::Repository,
+    tip: gix::ObjectId,
+    candidate: gix::ObjectId,
+) -> Result<()> {
+    let dir = primary
+        .workdir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    if land::has_tracked_changes(primary)? {
+        return Err(refuse_with_hint(
+            format!(
+                "the primary checkout {dir} has uncommitted changes on the trunk; nothing was landed"
+            ),
+            "commit or stash them there, then ship again",
+        ));
+    }
+    let changed = land::changed_paths(
+        primary,
+        land::tree_of(primary, tip)?,
+        land::tree_of(primary, candidate)?,
+    )?;
+    let in_the_way = land::untracked_in_the_way(primary, &changed)?;
+    if !in_the_way.is_empty() {
+        return Err(refuse_with_hint(
+            format!(
+                "untracked files in the primary checkout {dir} would be overwritten by the landing: {}; nothing was landed",
+                in_the_way.join(", ")
+            ),
+            "move them away there, then ship again",
+        ));
+    }
+    Ok(())
+}
+
+/// Finish the landing a journal records, under the ship lock: if the trunk moved to its new tip,
+/// bring the primary along, log it, forget the review and remove the worktree; if not, it never
+/// happened. Then drop the journal. Every step is safe to repeat after a kill.
+fn finish(ctx: &Context, outcome: &mut Outcome) -> Result<()> {
+    let path = journal_path(ctx);
+    let Some(text) = statefile::read_text(&path, "landing journal")? else {
+        return Ok(());
+    };
+    let journal: Journal = toml::from_str(&text).map_err(|e| {
+        statefile::corrupt(&path, "landing journal", &statefile::toml_reason(&text, &e))
+    })?;
+    let landing = &journal.landing;
+    let parse = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).ok();
+    let (old, new, head) = (
+        parse(&landing.old_tip),
+        parse(&landing.new_tip),
+        parse(&journal.head),
+    );
+    let now = graph::branch_tip(&ctx.repo, &landing.trunk);
+    if let (Some(old), Some(new), Some(head)) = (old, new, head)
+        && now == Some(new)
+    {
+        if let Some(primary) = primary_on(ctx, &landing.trunk)? {
+            land::bring_checkout_along(&primary, old, new)?;
+        }
+        crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
+        log::append(&ctx.common_dir, landing)?;
+        after_landing(
+            ctx,
+            &landing.worktree,
+            &landing.branch,
+            head,
+            journal.keep,
+            outcome,
+        );
+    }
+    std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+    Ok(())
+}
+
+/// Finish a landing a kill cut short (see [`finish`]).
+pub fn recover(ctx: &Context) -> Result<()> {
+    if !journal_path(ctx).exists() {
+        return Ok(());
+    }
+    let _lock = ship_lock(ctx)?;
+    recover_locked(ctx)
+}
+
+/// [`recover`] under the ship lock the caller holds.
+fn recover_locked(ctx: &Context) -> Result<()> {
+    if !journal_path(ctx).exists() {
+        return Ok(());
+    }
+    eprintln!("finishing a landing an earlier ship left half done");
+    finish(ctx, &mut Outcome::new("", "", Strategy::Squash))
+}
+
+/// After the trunk moved: forget the review, and unless `keep`, remove the worktree and its
+/// branch through the lifecycle layer, but only while it still holds exactly what landed.
+fn after_landing(
+    ctx: &Context,
+    name: &str,
+    branch: &str,
+    head: gix::ObjectId,
+    keep: bool,
+    outcome: &mut Outcome,
+) {
+    if let Err(err) = review::forget(&ctx.repo, branch) {
+        crate::error::warn(format_args!(
+            "could not drop the review of '{name}': {}",
+            crate::error::render(&err).0
+        ));
+    }
+    if keep {
+        outcome.kept = Some("--keep".to_owned());
+        return;
+    }
+    let kept = (|| -> Result<Option<String>> {
+        let mut locked = worktree::lock(ctx)?;
+        let Some(record) = locked.registry.find(name).cloned() else {
+            return Ok(None);
+        };
+        let repo = git::config::open(&record.path)?;
+        if git::head(&repo) != Some(head) || graph::branch_tip(&ctx.repo, branch) != Some(head) {
+            return Ok(Some("it has commits since the landed head".to_owned()));
+        }
+        if status::is_dirty(&repo)? {
+            return Ok(Some(
+                "it has uncommitted changes since the landing".to_owned(),
+            ));
+        }
+        // Standing in the worktree that goes, work from the primary's side: once its admin
+        // entry is gone, a repository opened in it no longer finds the branch to delete.
+        let elsewhere;
+        let ctx = if ctx.current.as_deref() == Some(record.path.as_path()) {
+            let mut other =
+                Context::discover_from(ctx.primary.as_deref().unwrap_or(&ctx.common_dir))?;
+            other.session_flag = ctx.session_flag.clone();
+            elsewhere = other;
+            &elsewhere
+        } else {
+            ctx
+        };
+        let entry = worktree::find(ctx, &locked.registry, name)?;
+        worktree::remove::check_state_writable(&locked, record.ports.is_some())?;
+        let note = worktree::remove::carry_out(ctx, &mut locked, &entry, false, true)?;
+        eprintln!(
+            "removed worktree '{name}' ({}); {note}",
+            record.path.display()
+        );
+        Ok(None)
+    })();
+    let why = match kept {
+        Ok(None) => return,
+        Ok(Some(why)) => why,
+        Err(err) => crate::error::render(&err).0,
+    };
+    crate::error::warn(format_args!("worktree '{name}' landed but stays: {why}"));
+    outcome.kept = Some(why);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_squash_of_one_commit_keeps_its_subject_and_of_several_is_named_after_the_branch() {
+        assert_eq!(
+            squash_message("berth/a", &["Add login".to_owned()]),
+            "Add login\n\n- Add login\n"
+        );
+        assert_eq!(
+            squash_message("berth/a", &["one".to_owned(), "two".to_owned()]),
+            "berth/a\n\n- one\n- two\n"
+        );
+    }
+
+    #[test]
+    fn candidates_that_overlap_no_other_go_first_and_conflicting_ones_last() {
+        let names = vec![
+            "c".to_owned(),
+            "a".to_owned(),
+            "b".to_owned(),
+            "d".to_owned(),
+        ];
+        assert_eq!(by_rank(names, &[2, 0, 1, 0]), ["a", "d", "b", "c"]);
+    }
+}

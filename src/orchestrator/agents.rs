@@ -1,0 +1,931 @@
+//! Agents berth launches, from request to record: the worktree (made or reused through the
+//! lifecycle layer and claimed for the agent's own session), the norms, the command line, the
+//! terminal, then the `[[agent]]` record under the registry lock, whose claim then follows the
+//! agent's own process. Also respawn, typed input, the list, and `tell_worktree` for `ship`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use super::backend::{self, Backend, Seen, Window};
+use super::identity::{self, Identity};
+use super::norms;
+use super::runtime::{self, Norms, Runtime};
+use super::terminal::{self, Pane};
+use crate::error::{refuse, refuse_with_hint};
+use crate::names;
+use crate::paths::real_or_same;
+use crate::registry::{Agent, Store};
+use crate::repo::Context;
+use crate::session::{self, Hold};
+use crate::worktree::create::{self, AddRequest};
+
+/// How long a stopped agent gets to end before its pane is respawned anyway.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long a herdr pane's shell gets to start the agent and write its pid.
+const HERDR_START: Duration = Duration::from_secs(10);
+
+/// Where an agent works.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// The managed worktree `name`, made if missing. `branch` names a new worktree's branch
+    /// (else `<branchPrefix><slug>`); with `share`, a worktree another live agent works in is
+    /// joined (a `spawn --worktree` group), otherwise it is refused.
+    Worktree {
+        name: String,
+        branch: Option<String>,
+        share: bool,
+    },
+    /// The caller's own worktree, beside its pane (layer 2).
+    Beside { parent: Parent },
+}
+
+/// A layer-2 agent's parent: the calling layer-1 agent, as its environment and record say.
+#[derive(Debug, Clone)]
+pub struct Parent {
+    pub name: Option<String>,
+    pub worktree: PathBuf,
+    pub branch: String,
+    /// The pane to split, and its tmux server (`$TMUX_PANE` and `$TMUX`, else the parent's
+    /// record); herdr's pane (`$HERDR_PANE_ID`).
+    pub pane: Option<String>,
+    pub socket: Option<PathBuf>,
+}
+
+/// One agent to launch.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub name: String,
+    pub layer: u8,
+    pub runtime: Runtime,
+    /// A command line that replaces the runtime's (`spawn -- <cmd>`).
+    pub command: Option<Vec<String>>,
+    pub prompt: Option<String>,
+    pub place: Place,
+    pub backend: Option<Backend>,
+    /// Run it in this terminal instead of a new tab (`--here`).
+    pub here: bool,
+}
+
+/// What `layer1`, `layer2`, `spawn` and `respawn` report (`--json`).
+#[derive(Debug, Serialize)]
+pub struct Launched {
+    #[serde(flatten)]
+    pub agent: Agent,
+    /// How to look at it, for people: `tmux attach ...` when it opened outside the caller's
+    /// terminal.
+    #[serde(skip)]
+    pub attach: Option<String>,
+}
+
+/// One row of `git berth agents`.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub layer: u8,
+    pub runtime: String,
+    pub worktree: PathBuf,
+    pub branch: String,
+    pub backend: String,
+    pub pane: Option<String>,
+    pub socket: Option<PathBuf>,
+    pub pid: Option<u32>,
+    /// `alive` or `gone`.
+    pub status: &'static str,
+    pub session: String,
+    pub parent: Option<String>,
+    pub started: u64,
+    pub command: Vec<String>,
+}
+
+/// What the environment says about the terminals, read once.
+pub fn seen() -> Seen {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    Seen {
+        tmux: var(backend::TMUX),
+        tmux_pane: var(backend::TMUX_PANE),
+        herdr: var(backend::HERDR_ENV).as_deref() == Some("1"),
+        herdr_pane: var(backend::HERDR_PANE_ID),
+        tmux_installed: terminal::installed("tmux"),
+        herdr_installed: terminal::installed("herdr"),
+    }
+}
+
+/// The caller's layer (`BERTH_AGENT_LAYER`; unset is a person, layer 0).
+pub fn caller_layer() -> Result<u8> {
+    identity::caller_layer(std::env::var(names::env::AGENT_LAYER).ok().as_deref())
+}
+
+fn store(ctx: &Context) -> Store {
+    Store::new(ctx.state_dir())
+}
+
+/// Every agent berth launched for this repository.
+pub fn all(ctx: &Context) -> Result<Vec<Agent>> {
+    store(ctx).agents()
+}
+
+/// The agent named `name` (by its name or its slug), or a refusal that lists how to see them.
+pub fn find(ctx: &Context, name: &str) -> Result<Agent> {
+    let agents = all(ctx)?;
+    let slug = crate::slug::slug(name).ok();
+    agents
+        .iter()
+        .find(|a| a.name == name)
+        .or_else(|| {
+            agents
+                .iter()
+                .find(|a| slug.is_some() && crate::slug::slug(&a.name).ok() == slug)
+        })
+        .cloned()
+        .ok_or_else(|| {
+            refuse_with_hint(
+                format!("no agent named '{name}'"),
+                format!("see the agents with {} agents", names::TOOL),
+            )
+        })
+}
+
+/// The caller as a layer-2 agent's parent: its worktree and branch from its identity variables,
+/// its pane from the terminal's variables, else from its own record.
+pub fn parent_from_env(ctx: &Context, seen: &Seen) -> Result<Parent> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let worktree = var(names::env::AGENT_WORKTREE).ok_or_else(|| {
+        refuse_with_hint(
+            format!(
+                "{} is not set: this is no agent berth launched",
+                names::env::AGENT_WORKTREE
+            ),
+            format!("run layer2 from a layer-1 agent ({} layer1)", names::TOOL),
+        )
+    })?;
+    let session = var(names::env::SESSION);
+    let record = all(ctx)?
+        .into_iter()
+        .find(|a| session.as_deref() == Some(a.session.as_str()));
+    let branch = var(names::env::AGENT_BRANCH)
+        .or_else(|| record.as_ref().map(|a| a.branch.clone()))
+        .unwrap_or_default();
+    let (pane, socket) = if seen.herdr {
+        (seen.herdr_pane.clone(), None)
+    } else if let (Some(pane), Some(tmux)) = (&seen.tmux_pane, &seen.tmux) {
+        (Some(pane.clone()), backend::tmux_socket(tmux))
+    } else {
+        (
+            record.as_ref().and_then(|a| a.pane.clone()),
+            record.as_ref().and_then(|a| a.socket.clone()),
+        )
+    };
+    Ok(Parent {
+        name: record.map(|a| a.name),
+        worktree: PathBuf::from(worktree),
+        branch,
+        pane,
+        socket,
+    })
+}
+
+/// The command to run in a terminal of its own when there is no terminal to open a tab in:
+/// this very command, with `--here`, from where it was run.
+fn rerun_here() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let here = std::env::current_dir()
+        .map(|d| shell_words::quote(&d.display().to_string()).into_owned())
+        .unwrap_or_else(|_| ".".to_owned());
+    format!(
+        "cd {here} && {} {} --here",
+        names::TOOL,
+        shell_words::join(&args)
+    )
+}
+
+/// Launch one agent: check everything first (a refusal changes nothing), make or reuse its
+/// worktree, open its tab or split, record it. With `--here` it replaces this process, and
+/// returns only on failure.
+pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
+    let slug = crate::slug::slug(&req.name)?;
+    if let Some(live) = all(ctx)?
+        .into_iter()
+        .find(|a| a.name == req.name && a.alive())
+    {
+        return Err(refuse_with_hint(
+            format!(
+                "agent '{}' is running (layer {}, {} pane {})",
+                live.name,
+                live.layer,
+                live.backend,
+                live.pane.as_deref().unwrap_or("-")
+            ),
+            format!(
+                "pick another name, talk to it with {} send '{}' <text>, or move it with {} respawn",
+                names::TOOL,
+                live.name,
+                names::TOOL
+            ),
+        ));
+    }
+    let seen = seen();
+    let chosen = if req.here {
+        Backend::None
+    } else {
+        backend::choose(&seen, req.backend)?
+    };
+    if chosen == Backend::None && !req.here {
+        println!("{}", rerun_here());
+        return Err(refuse_with_hint(
+            "no terminal to open the agent in: not inside herdr or tmux, and tmux is not installed",
+            "run the command above in a terminal of its own (it adds --here), or install tmux",
+        ));
+    }
+    let session = identity::session_id(&slug);
+    let base = match &req.command {
+        Some(command) => command.clone(),
+        None => base_command(ctx, req.runtime)?,
+    };
+    let spot = place(ctx, &req.place, &req.name, &session)?;
+    let plan = plan(ctx, req, &slug, &session, &spot, base)?;
+    let pane = match chosen {
+        Backend::None => {
+            record(ctx, plan.agent(Backend::None, None, here_pane()))?;
+            return Err(terminal::exec_here(&spot.path, &plan.argv, &[]));
+        }
+        Backend::Tmux => open_tmux(ctx, req, &seen, &spot, &plan)?,
+        Backend::Herdr => open_herdr(ctx, req, &seen, &spot, &plan, &slug)?,
+    };
+    let attach = pane.1;
+    let agent = plan.agent(chosen, Some(pane.0.id.clone()), pane.0);
+    record(ctx, agent.clone())?;
+    Ok(Launched { agent, attach })
+}
+
+/// This process, which `--here` turns into the agent.
+fn here_pane() -> Pane {
+    let pid = std::process::id();
+    Pane {
+        id: String::new(),
+        pid: Some(pid),
+        pid_start: crate::process::start_time(pid),
+        socket: None,
+    }
+}
+
+/// The runtime's command line: `berth.runtime.<name>.command`, else its default.
+fn base_command(ctx: &Context, runtime: Runtime) -> Result<Vec<String>> {
+    let shell = std::env::var("SHELL").ok();
+    runtime::base_command(
+        runtime,
+        ctx.config_string(&runtime.config_key()).as_deref(),
+        shell.as_deref(),
+    )
+}
+
+/// The worktree an agent works in.
+struct Spot {
+    path: PathBuf,
+    branch: String,
+    /// Its managed name, when berth manages it.
+    name: Option<String>,
+}
+
+/// Make or reuse the worktree of `place`, claimed for the agent's `session` (a worktree the
+/// caller holds is handed over; one a live agent works in is joined only when shared).
+fn place(ctx: &Context, place: &Place, agent: &str, session: &str) -> Result<Spot> {
+    let (name, branch, share) = match place {
+        Place::Beside { parent } => {
+            let path = real_or_same(&parent.worktree);
+            if !path.is_dir() {
+                return Err(refuse(format!(
+                    "the parent's worktree {} is gone",
+                    path.display()
+                )));
+            }
+            let name = crate::inventory::entries(ctx, &store(ctx).load()?, false)?
+                .into_iter()
+                .find(|e| real_or_same(&e.path) == path)
+                .map(|e| e.name);
+            return Ok(Spot {
+                path,
+                branch: parent.branch.clone(),
+                name,
+            });
+        }
+        Place::Worktree {
+            name,
+            branch,
+            share,
+        } => (name, branch, *share),
+    };
+    let registry = store(ctx).load()?;
+    if let Some(record) = registry.find(name) {
+        if let Some(wanted) = branch
+            && record.branch != *wanted
+        {
+            return Err(refuse_with_hint(
+                format!(
+                    "worktree '{}' exists on branch {}, not {wanted}",
+                    record.name, record.branch
+                ),
+                "pick another name for the agent, or drop the branch to use the worktree as it is",
+            ));
+        }
+        let path = real_or_same(&record.path);
+        let held_by = all(ctx)?
+            .into_iter()
+            .find(|a| a.alive() && a.name != agent && real_or_same(&a.worktree) == path);
+        if let Some(other) = held_by {
+            if share {
+                return Ok(Spot {
+                    path,
+                    branch: record.branch.clone(),
+                    name: Some(record.name.clone()),
+                });
+            }
+            return Err(refuse_with_hint(
+                format!(
+                    "worktree '{}' is where agent '{}' works",
+                    record.name, other.name
+                ),
+                format!(
+                    "give the agent a worktree of its own, or join it on purpose: {} spawn {agent} --worktree '{}'",
+                    names::TOOL,
+                    record.name
+                ),
+            ));
+        }
+        hand_over(ctx, &record.name, session)?;
+    }
+    // The lifecycle claims what it makes or reuses for the context's session: the agent's.
+    let as_agent = Context {
+        repo: ctx.repo.clone(),
+        common_dir: ctx.common_dir.clone(),
+        primary: ctx.primary.clone(),
+        current: ctx.current.clone(),
+        standing: ctx.standing,
+        session_flag: Some(session.to_owned()),
+    };
+    let added = create::add_on(
+        &as_agent,
+        &AddRequest {
+            name: name.clone(),
+            ..AddRequest::default()
+        },
+        branch.as_deref(),
+    )?;
+    Ok(Spot {
+        path: real_or_same(&added.path),
+        branch: added.branch,
+        name: Some(added.name),
+    })
+}
+
+/// A worktree the caller's own session holds becomes the agent's: the master that made it
+/// hands it to the agent it dispatches.
+fn hand_over(ctx: &Context, name: &str, session: &str) -> Result<()> {
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    let mut locked = crate::worktree::lock(ctx)?;
+    let Some(record) = locked.registry.find_mut(name) else {
+        return Ok(());
+    };
+    let handed = match &record.claim {
+        Some(claim)
+            if claim.session != session && session::hold(Some(claim), &me, ttl) == Hold::Mine =>
+        {
+            let mut claim = claim.clone();
+            claim.session = session.to_owned();
+            record.claim = Some(claim);
+            true
+        }
+        _ => false,
+    };
+    if handed {
+        locked.save()?;
+    }
+    Ok(())
+}
+
+/// Everything a launch needs, worked out before any terminal is touched.
+struct Plan {
+    name: String,
+    layer: u8,
+    runtime: Runtime,
+    spot_path: PathBuf,
+    spot_name: Option<String>,
+    branch: String,
+    session: String,
+    parent: Option<String>,
+    base: Vec<String>,
+    /// The runtime's own command line (norms and prompt included).
+    command: Vec<String>,
+    prompt: Option<String>,
+    env: BTreeMap<String, String>,
+    /// What the terminal runs: `env -u <hatches> <env> <command>`.
+    argv: Vec<String>,
+}
+
+impl Plan {
+    fn agent(&self, backend: Backend, pane: Option<String>, at: Pane) -> Agent {
+        Agent {
+            name: self.name.clone(),
+            layer: self.layer,
+            runtime: self.runtime.name().to_owned(),
+            worktree: self.spot_path.clone(),
+            worktree_name: self.spot_name.clone(),
+            branch: self.branch.clone(),
+            backend: backend.name().to_owned(),
+            pane: pane.filter(|p| !p.is_empty()),
+            socket: at.socket,
+            pid: at.pid,
+            pid_start: at.pid_start,
+            session: self.session.clone(),
+            parent: self.parent.clone(),
+            base: self.base.clone(),
+            command: self.command.clone(),
+            prompt: self.prompt.clone(),
+            started: crate::clock::now(),
+            env: self.env.clone(),
+        }
+    }
+}
+
+/// The norms file of an agent: `<common dir>/berth/agents/<slug>.md`.
+fn norms_file(ctx: &Context, slug: &str, ext: &str) -> PathBuf {
+    ctx.state_dir()
+        .join(names::AGENTS_DIR)
+        .join(format!("{slug}.{ext}"))
+}
+
+fn plan(
+    ctx: &Context,
+    req: &Request,
+    slug: &str,
+    session: &str,
+    spot: &Spot,
+    base: Vec<String>,
+) -> Result<Plan> {
+    let worktree_name = spot.name.clone().unwrap_or_else(|| {
+        spot.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    });
+    let text = norms::render(&worktree_name, &spot.branch, &spot.path, req.layer);
+    let file = norms_file(ctx, slug, "md");
+    let dir = file.parent().expect("agents dir");
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::statefile::write_atomic(&file, text.as_bytes(), None)?;
+    let delivery = runtime::deliver(
+        req.runtime,
+        &base,
+        Norms {
+            text: &text,
+            file: &file,
+        },
+        req.prompt.as_deref(),
+    );
+    let who = Identity {
+        name: &req.name,
+        layer: req.layer,
+        branch: &spot.branch,
+        worktree: &spot.path,
+        session,
+    };
+    let path = std::env::var("PATH").ok();
+    let env = identity::environment(&who, &delivery.env, path.as_deref());
+    let argv = identity::wrapped(&env, &delivery.argv);
+    Ok(Plan {
+        name: req.name.clone(),
+        layer: req.layer,
+        runtime: req.runtime,
+        spot_path: spot.path.clone(),
+        spot_name: spot.name.clone(),
+        branch: spot.branch.clone(),
+        session: session.to_owned(),
+        parent: match &req.place {
+            Place::Beside { parent } => parent.name.clone(),
+            Place::Worktree { .. } => None,
+        },
+        base,
+        command: delivery.argv,
+        prompt: req.prompt.clone(),
+        env,
+        argv,
+    })
+}
+
+/// Open the agent's tmux window (layer 1: in the caller's session, or in the project's detached
+/// session outside tmux) or split (layer 2: beside the parent's pane). Returns the pane and,
+/// when it opened out of sight, how to attach.
+fn open_tmux(
+    ctx: &Context,
+    req: &Request,
+    seen: &Seen,
+    spot: &Spot,
+    plan: &Plan,
+) -> Result<(Pane, Option<String>)> {
+    if let Place::Beside { parent } = &req.place {
+        let pane = parent.pane.as_deref().ok_or_else(|| {
+            refuse_with_hint(
+                "no pane to split: the parent runs in no tmux pane berth knows",
+                "run layer2 from inside the parent's tmux pane",
+            )
+        })?;
+        let argv = backend::tmux_split(parent.socket.as_deref(), pane, &spot.path, &plan.argv);
+        return Ok((terminal::tmux_open(&argv)?, None));
+    }
+    if let Some(tmux) = &seen.tmux {
+        let socket = backend::tmux_socket(tmux);
+        let argv = backend::tmux_tab(
+            socket.as_deref(),
+            &Window::Current,
+            &req.name,
+            &spot.path,
+            false,
+            &plan.argv,
+        );
+        return Ok((terminal::tmux_open(&argv)?, None));
+    }
+    let project = ctx
+        .primary
+        .as_deref()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_owned());
+    let session = backend::tmux_session_name(&crate::slug::slug(&project).unwrap_or(project));
+    let at = if terminal::tmux_has_session(None, &session) {
+        Window::InSession(session.clone())
+    } else {
+        Window::NewSession(session.clone())
+    };
+    let argv = backend::tmux_tab(None, &at, &req.name, &spot.path, false, &plan.argv);
+    let pane = terminal::tmux_open(&argv)?;
+    let attach = match &pane.socket {
+        Some(socket) => format!("tmux -S {} attach -t {session}", socket.display()),
+        None => format!("tmux attach -t {session}"),
+    };
+    Ok((pane, Some(attach)))
+}
+
+/// Open the agent's herdr tab (layer 1) or split (layer 2), then start it there through the
+/// pane's shell; its pid comes back through a file.
+fn open_herdr(
+    ctx: &Context,
+    req: &Request,
+    seen: &Seen,
+    spot: &Spot,
+    plan: &Plan,
+    slug: &str,
+) -> Result<(Pane, Option<String>)> {
+    let pairs: Vec<String> = plan.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let pane = match &req.place {
+        Place::Beside { parent } => {
+            let of = parent
+                .pane
+                .as_deref()
+                .or(seen.herdr_pane.as_deref())
+                .ok_or_else(|| refuse("no herdr pane to split: HERDR_PANE_ID is not set"))?;
+            terminal::herdr_open(&backend::herdr_split(of, &spot.path, &pairs), "pane")?
+        }
+        Place::Worktree { .. } => terminal::herdr_open(
+            &backend::herdr_tab(&req.name, &spot.path, &pairs, false),
+            "root_pane",
+        )?,
+    };
+    start_in_herdr(ctx, slug, &pane, &spot.path, &plan.argv)
+}
+
+/// Start `argv` in the herdr pane `pane` and wait for its pid.
+fn start_in_herdr(
+    ctx: &Context,
+    slug: &str,
+    pane: &str,
+    cwd: &Path,
+    argv: &[String],
+) -> Result<(Pane, Option<String>)> {
+    let pid_file = norms_file(ctx, slug, "pid");
+    let _ = std::fs::remove_file(&pid_file);
+    terminal::herdr_run(&backend::herdr_run(
+        pane,
+        &backend::herdr_line(cwd, &pid_file, argv),
+    ))?;
+    let started = terminal::wait_for_pid_file(&pid_file, HERDR_START);
+    if started.is_none() {
+        crate::error::warn(format_args!(
+            "herdr pane {pane} has not started the agent yet; {} agents shows it as gone until it does",
+            names::TOOL
+        ));
+    }
+    Ok((
+        Pane {
+            id: pane.to_owned(),
+            pid: started.map(|s| s.0),
+            pid_start: started.and_then(|s| s.1),
+            socket: None,
+        },
+        None,
+    ))
+}
+
+/// Save `agent` (replacing a gone agent of its name), and let the claim its session holds on
+/// its worktree follow its process from now on.
+fn record(ctx: &Context, agent: Agent) -> Result<()> {
+    let mut locked = crate::worktree::lock(ctx)?;
+    let path = real_or_same(&agent.worktree);
+    for record in locked.registry.worktrees.iter_mut() {
+        if let Some(claim) = record.claim.as_mut()
+            && claim.session == agent.session
+        {
+            if real_or_same(&record.path) == path {
+                if let Some(pid) = agent.pid {
+                    claim.pid = pid;
+                    claim.pid_start = agent.pid_start;
+                    claim.at = agent.started;
+                }
+            } else {
+                // The agent moved on (respawn into another worktree): it holds the old one no more.
+                record.claim = None;
+            }
+        }
+    }
+    locked.agents.retain(|a| a.name != agent.name);
+    locked.agents.push(agent);
+    locked.save()
+}
+
+/// Stop the agent `name` gracefully and launch it again, with the same command line, identity
+/// and environment: in the worktree `group` (made if missing) or, without one, where it was.
+pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launched> {
+    let old = find(ctx, name)?;
+    let runtime = Runtime::parse(&old.runtime)?;
+    let pane = old
+        .pane
+        .clone()
+        .filter(|_| old.backend != "none")
+        .ok_or_else(|| {
+            refuse_with_hint(
+                format!(
+                    "agent '{}' runs in a terminal berth did not open (--here)",
+                    old.name
+                ),
+                "stop it there and start it again",
+            )
+        })?;
+    let spot = match group {
+        Some(group) => place(
+            ctx,
+            &Place::Worktree {
+                name: group.to_owned(),
+                branch: None,
+                share: true,
+            },
+            &old.name,
+            &old.session,
+        )?,
+        None => {
+            if !old.worktree.is_dir() {
+                return Err(refuse_with_hint(
+                    format!(
+                        "agent '{}' worked in {}, which is gone",
+                        old.name,
+                        old.worktree.display()
+                    ),
+                    format!(
+                        "respawn it into a worktree: {} respawn '{}' --worktree <name>",
+                        names::TOOL,
+                        old.name
+                    ),
+                ));
+            }
+            Spot {
+                path: real_or_same(&old.worktree),
+                branch: old.branch.clone(),
+                name: old.worktree_name.clone(),
+            }
+        }
+    };
+    let slug = crate::slug::slug(&old.name)?;
+    let req = Request {
+        name: old.name.clone(),
+        layer: old.layer,
+        runtime,
+        command: None,
+        prompt: old.prompt.clone(),
+        place: Place::Worktree {
+            name: spot.name.clone().unwrap_or_default(),
+            branch: None,
+            share: true,
+        },
+        backend: None,
+        here: false,
+    };
+    let mut plan = plan(ctx, &req, &slug, &old.session, &spot, old.base.clone())?;
+    plan.parent = old.parent.clone();
+    let socket = old.socket.as_deref();
+    let new_pane = match old.backend.as_str() {
+        "tmux" => {
+            // The pane must outlive its process for a moment, to be respawned in place.
+            terminal::tmux_do(&backend::tmux_hold(socket, &pane))?;
+            if let Some(pid) = old.pid {
+                terminal::stop(pid, old.pid_start, STOP_GRACE);
+            }
+            let mut pane = terminal::tmux_respawn(&backend::tmux_respawn(
+                socket, &pane, &spot.path, &plan.argv,
+            ))?;
+            pane.socket = pane.socket.or_else(|| old.socket.clone());
+            pane
+        }
+        "herdr" => {
+            if let Some(pid) = old.pid
+                && !terminal::stop(pid, old.pid_start, STOP_GRACE)
+            {
+                terminal::kill(pid, old.pid_start);
+            }
+            start_in_herdr(ctx, &slug, &pane, &spot.path, &plan.argv)?.0
+        }
+        other => {
+            return Err(refuse(format!(
+                "agent '{}' has an unknown backend '{other}'",
+                old.name
+            )));
+        }
+    };
+    let agent = plan.agent(
+        Backend::parse(&old.backend).unwrap_or(Backend::None),
+        Some(pane),
+        new_pane,
+    );
+    record(ctx, agent.clone())?;
+    Ok(Launched {
+        agent,
+        attach: None,
+    })
+}
+
+/// Type `text` into the live agent `name`'s pane and press Enter.
+pub fn send(ctx: &Context, name: &str, text: &str) -> Result<()> {
+    let agent = find(ctx, name)?;
+    if !agent.alive() {
+        return Err(refuse_with_hint(
+            format!("agent '{}' is gone", agent.name),
+            format!("start it again: {} respawn '{}'", names::TOOL, agent.name),
+        ));
+    }
+    deliver_text(&agent, text)
+}
+
+fn deliver_text(agent: &Agent, text: &str) -> Result<()> {
+    let pane = agent.pane.as_deref().filter(|_| agent.backend != "none");
+    match (agent.backend.as_str(), pane) {
+        ("tmux", Some(pane)) => {
+            terminal::tmux_do(&backend::tmux_send(agent.socket.as_deref(), pane, text))
+        }
+        ("herdr", Some(pane)) => terminal::herdr_run(&backend::herdr_run(pane, text)),
+        _ => Err(refuse(format!(
+            "agent '{}' runs in a terminal berth did not open (--here); type it there",
+            agent.name
+        ))),
+    }
+}
+
+/// Send `text` to every live agent that works in `worktree` (the ship step tells a worktree's
+/// agents that their work landed); the names of those it reached. Agents started with `--here`
+/// are skipped: berth cannot type into their terminal.
+pub fn tell_worktree(ctx: &Context, worktree: &Path, text: &str) -> Result<Vec<String>> {
+    let path = real_or_same(worktree);
+    let mut told = Vec::new();
+    for agent in all(ctx)? {
+        if agent.alive() && agent.backend != "none" && real_or_same(&agent.worktree) == path {
+            deliver_text(&agent, text)?;
+            told.push(agent.name);
+        }
+    }
+    Ok(told)
+}
+
+/// Every agent, alive or gone, oldest first.
+pub fn list(ctx: &Context) -> Result<Vec<Row>> {
+    let mut agents = all(ctx)?;
+    agents.sort_by_key(|a| a.started);
+    Ok(agents
+        .into_iter()
+        .map(|a| Row {
+            status: if a.alive() { "alive" } else { "gone" },
+            name: a.name,
+            layer: a.layer,
+            runtime: a.runtime,
+            worktree: a.worktree,
+            branch: a.branch,
+            backend: a.backend,
+            pane: a.pane,
+            socket: a.socket,
+            pid: a.pid,
+            session: a.session,
+            parent: a.parent,
+            started: a.started,
+            command: a.command,
+        })
+        .collect())
+}
+
+/// What `feat` made: the worktree, and the tab it opened there, if any.
+#[derive(Debug, Serialize)]
+pub struct Feat {
+    pub name: String,
+    pub path: PathBuf,
+    pub branch: String,
+    pub reused: bool,
+    /// The pane of the shell tab it opened (none without a terminal).
+    pub pane: Option<String>,
+}
+
+/// `feat <branch>`: the branch is `feat/<branch>` unless it has a prefix; the worktree is named
+/// after what follows the prefix.
+pub fn feat_names(branch: &str) -> (String, String) {
+    let full = if branch.contains('/') {
+        branch.to_owned()
+    } else {
+        format!("{}{branch}", names::FEAT_PREFIX)
+    };
+    let name = full
+        .strip_prefix(names::FEAT_PREFIX)
+        .unwrap_or(&full)
+        .to_owned();
+    (name, full)
+}
+
+/// A person opens a change: a worktree on `feat/<branch>` claimed for them, and a shell tab
+/// there when berth runs inside tmux or herdr.
+pub fn feat(ctx: &Context, branch: &str, backend: Option<Backend>) -> Result<Feat> {
+    let (name, full) = feat_names(branch);
+    let seen = seen();
+    let chosen = match backend {
+        Some(asked) => backend::choose(&seen, Some(asked))?,
+        None if seen.herdr && seen.herdr_installed => Backend::Herdr,
+        None if seen.tmux.is_some() => Backend::Tmux,
+        None => Backend::None,
+    };
+    let added = create::add_on(
+        ctx,
+        &AddRequest {
+            name,
+            ..AddRequest::default()
+        },
+        Some(&full),
+    )?;
+    if added.branch != full {
+        crate::error::warn(format_args!(
+            "worktree '{}' exists on branch {}, not {full}",
+            added.name, added.branch
+        ));
+    }
+    let path = real_or_same(&added.path);
+    let shell = vec![std::env::var("SHELL").unwrap_or_else(|_| "sh".to_owned())];
+    let pane = match chosen {
+        Backend::None => None,
+        Backend::Tmux => {
+            let socket = seen.tmux.as_deref().and_then(backend::tmux_socket);
+            let at = if seen.tmux.is_some() {
+                Window::Current
+            } else {
+                Window::NewSession(backend::tmux_session_name(&added.name))
+            };
+            let argv = backend::tmux_tab(socket.as_deref(), &at, &added.name, &path, true, &shell);
+            Some(terminal::tmux_open(&argv)?.id)
+        }
+        Backend::Herdr => Some(terminal::herdr_open(
+            &backend::herdr_tab(&added.name, &path, &[], true),
+            "root_pane",
+        )?),
+    };
+    Ok(Feat {
+        name: added.name,
+        path,
+        branch: added.branch,
+        reused: added.reused,
+        pane,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feat_adds_its_prefix_only_to_a_bare_branch() {
+        assert_eq!(
+            feat_names("login"),
+            ("login".to_owned(), "feat/login".to_owned())
+        );
+        assert_eq!(
+            feat_names("feat/login"),
+            ("login".to_owned(), "feat/login".to_owned())
+        );
+        assert_eq!(
+            feat_names("fix/crash"),
+            ("fix/crash".to_owned(), "fix/crash".to_owned())
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! The one place berth runs a terminal program (tmux, herdr) or signals an agent's process.
+//! Every command line comes from `backend.rs`; each call below says why it is made. Nothing here
+//! decides anything: it runs, waits, and reads back what the terminal printed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+
+use crate::error::refuse_with_hint;
+use crate::process;
+
+/// A pane berth opened (or respawned): its id, its process, and the tmux server's socket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pane {
+    pub id: String,
+    pub pid: Option<u32>,
+    pub pid_start: Option<u64>,
+    pub socket: Option<PathBuf>,
+}
+
+/// Whether `program` is an executable file in a folder of `PATH`.
+pub fn installed(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(program))
+        .any(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Run `argv` (a terminal program and its arguments) and return what it printed; a failure is
+/// a refusal that quotes the program's own message.
+fn run(argv: &[String]) -> Result<String> {
+    let (program, args) = argv.split_first().expect("a command line");
+    let out = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {program}"))?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        return Err(refuse_with_hint(
+            format!(
+                "{program} {} failed: {said}",
+                args.first().map_or("", |a| a.as_str())
+            ),
+            format!("the command was: {}", shell_words::join(argv)),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Read tmux's `PANE_FORMAT` line: `<pane id> <pid> <socket>`.
+fn pane_of(printed: &str) -> Result<Pane> {
+    let line = printed.lines().last().unwrap_or_default();
+    let mut fields = line.splitn(3, ' ');
+    let id = fields
+        .next()
+        .filter(|id| id.starts_with('%'))
+        .ok_or_else(|| {
+            crate::error::refuse(format!("tmux printed no pane id: '{}'", line.trim()))
+        })?;
+    let pid = fields.next().and_then(|p| p.parse::<u32>().ok());
+    let socket = fields.next().filter(|s| !s.is_empty()).map(PathBuf::from);
+    Ok(Pane {
+        id: id.to_owned(),
+        pid,
+        pid_start: pid.and_then(process::start_time),
+        socket,
+    })
+}
+
+/// Open a tmux window, session or split (`backend::tmux_tab`, `tmux_split`): tmux makes the pane
+/// and starts the agent in it, and prints the pane's id, pid and socket.
+pub fn tmux_open(argv: &[String]) -> Result<Pane> {
+    pane_of(&run(argv)?)
+}
+
+/// Whether the tmux server at `socket` has the session `name` (exactly): tmux's `has-session`
+/// is the only way to ask, and a missing server answers no as well.
+pub fn tmux_has_session(socket: Option<&Path>, name: &str) -> bool {
+    let mut argv = super::backend::tmux(socket);
+    argv.extend(["has-session", "-t", &format!("={name}")].map(str::to_owned));
+    let (program, args) = argv.split_first().expect("tmux");
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Run a tmux command that prints nothing berth reads (`remain-on-exit`, `send-keys`).
+pub fn tmux_do(argv: &[String]) -> Result<()> {
+    run(argv).map(drop)
+}
+
+/// Respawn a tmux pane (`backend::tmux_respawn`): tmux restarts the pane's process in place,
+/// so the pane keeps its id, and prints the new process.
+pub fn tmux_respawn(argv: &[String]) -> Result<Pane> {
+    pane_of(&run(argv)?)
+}
+
+/// Open a herdr tab or split (`backend::herdr_tab`, `herdr_split`): herdr prints JSON with the
+/// new pane's id at `key` (`root_pane` for a tab, `pane` for a split).
+pub fn herdr_open(argv: &[String], key: &str) -> Result<String> {
+    let printed = run(argv)?;
+    let json: serde_json::Value = serde_json::from_str(printed.trim()).map_err(|e| {
+        crate::error::refuse(format!("herdr printed no JSON ({e}): '{}'", printed.trim()))
+    })?;
+    json["result"][key]["pane_id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            crate::error::refuse(format!(
+                "herdr printed no .result.{key}.pane_id: {}",
+                printed.trim()
+            ))
+        })
+}
+
+/// Type a line into a herdr pane and press Enter (`backend::herdr_run`): herdr has no way to
+/// start a process in a pane other than its shell.
+pub fn herdr_run(argv: &[String]) -> Result<()> {
+    run(argv).map(drop)
+}
+
+/// Wait (at most `limit`) for the pid a herdr pane's line writes to `file`; the pid and its
+/// start time once it is there and the process runs.
+pub fn wait_for_pid_file(file: &Path, limit: Duration) -> Option<(u32, Option<u64>)> {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            return Some((pid, process::start_time(pid)));
+        }
+        if Instant::now() > until {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Stop an agent gracefully: SIGTERM to its process (checked to be the same process by its start
+/// time), then wait up to `grace` for it to end. Returns whether it ended.
+pub fn stop(pid: u32, start: Option<u64>, grace: Duration) -> bool {
+    if !process::alive(pid, start) {
+        return true;
+    }
+    let Ok(target) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: a plain kill(2) of a process berth launched, whose start time was just checked.
+    unsafe { libc::kill(target, libc::SIGTERM) };
+    let until = Instant::now() + grace;
+    while Instant::now() < until {
+        if gone(pid, start) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    gone(pid, start)
+}
+
+/// Gone, or a zombie nobody has reaped yet (it holds nothing).
+fn gone(pid: u32, start: Option<u64>) -> bool {
+    !process::alive(pid, start) || process::stat(pid).is_some_and(|s| s.state == 'Z')
+}
+
+/// End what is left of an agent that did not stop within its grace (herdr has no respawn that
+/// kills the old process, as tmux's `respawn-pane -k` does).
+pub fn kill(pid: u32, start: Option<u64>) {
+    if gone(pid, start) {
+        return;
+    }
+    if let Ok(target) = libc::pid_t::try_from(pid) {
+        // SAFETY: as in `stop`: the process berth launched, checked by its start time.
+        unsafe { libc::kill(target, libc::SIGKILL) };
+    }
+}
+
+/// Become the agent (`--here`) or the master in this terminal: change to `cwd`, set `env`, and
+/// exec `argv`. Returns only when the exec failed.
+pub fn exec_here(cwd: &Path, argv: &[String], env: &[(&str, &str)]) -> anyhow::Error {
+    use std::os::unix::process::CommandExt as _;
+    let (program, args) = argv.split_first().expect("a command line");
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd);
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    let err = cmd.exec();
+    refuse_with_hint(
+        format!("cannot run {program}: {}", crate::error::io_reason(&err)),
+        format!(
+            "install it, or set its command line: git config {}<runtime>{} '<command>'",
+            crate::names::config::RUNTIME_PREFIX,
+            crate::names::config::RUNTIME_SUFFIX
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pane_line_tmux_prints_reads_back() {
+        let me = std::process::id();
+        let pane = pane_of(&format!("%12 {me} /tmp/tmux-1/default\n")).unwrap();
+        assert_eq!(pane.id, "%12");
+        assert_eq!(pane.pid, Some(me));
+        assert_eq!(pane.socket, Some(PathBuf::from("/tmp/tmux-1/default")));
+        assert!(pane_of("oops").is_err());
+    }
+}

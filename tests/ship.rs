@@ -1,0 +1,629 @@
+//! `git berth ship` and `git berth log`: approved worktrees land on the trunk through a gate run on
+//! the merged result, by compare-and-swap, with the primary checkout brought along; everything
+//! else is refused with nothing moved. Real repositories, the real binary, checked with real git.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Agent, Sandbox, git_worktree_paths, outputs, stderr};
+use serde_json::Value;
+
+/// Approve `name`'s head as session `reviewer`, whose claims a live process of its own holds.
+fn approve(sb: &Sandbox, repo: &Path, name: &str, reviewer: &Agent) {
+    let out = sb.berth_as(
+        repo,
+        "reviewer",
+        reviewer.pid(),
+        &["review", "approve", name],
+    );
+    assert!(out.status.success(), "approve {name}: {}", outputs(&out));
+}
+
+/// A worktree `name` holding one commit that writes `file`, approved by `reviewer`.
+fn approved_work(
+    sb: &Sandbox,
+    repo: &Path,
+    name: &str,
+    file: &str,
+    content: &str,
+    reviewer: &Agent,
+) -> PathBuf {
+    let wt = sb.add(repo, &[name]);
+    sb.commit_file(&wt, file, content);
+    approve(sb, repo, name, reviewer);
+    wt
+}
+
+fn ship_json(sb: &Sandbox, repo: &Path, args: &[&str]) -> (std::process::Output, Value) {
+    let mut full = vec!["ship", "--json"];
+    full.extend_from_slice(args);
+    let out = sb.berth(repo, &full);
+    let json = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", outputs(&out)));
+    (out, json)
+}
+
+fn outcome<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["worktrees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+/// Nothing of the worktree is left: no checkout, no admin entry, no branch, no verdict.
+fn gone(sb: &Sandbox, repo: &Path, name: &str, wt: &Path) {
+    assert!(!wt.exists(), "{}", wt.display());
+    assert!(!git_worktree_paths(sb, repo).contains(&wt.to_path_buf()));
+    assert!(!sb.has_branch(repo, &format!("berth/{name}")));
+    let verdict = sb.git_output(
+        repo,
+        &[
+            "rev-parse",
+            "-q",
+            "--verify",
+            &format!("refs/berth/reviews/berth/{name}"),
+        ],
+    );
+    assert!(
+        !verdict.status.success(),
+        "the verdict went with the branch"
+    );
+}
+
+/// No scratch worktree or branch of a gate is left.
+fn no_scratch(sb: &Sandbox, repo: &Path) {
+    let listed = sb.git(repo, &["worktree", "list", "--porcelain"]);
+    assert!(!listed.contains("_ship-"), "{listed}");
+    let branches = sb.branches(repo);
+    assert!(
+        branches.iter().all(|b| !b.contains("_ship-")),
+        "{branches:?}"
+    );
+}
+
+#[test]
+fn a_squash_lands_one_commit_listing_the_subjects_and_removes_worktree_and_branch() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = sb.add(&repo, &["auth"]);
+    sb.commit_file(&wt, "auth.rs", "fn login() {}\n");
+    sb.commit_file(&wt, "docs/auth.md", "# auth\n");
+    approve(&sb, &repo, "auth", &reviewer);
+    let old = sb.rev(&repo, "main");
+
+    let (out, report) = ship_json(&sb, &repo, &["auth", "--gate", "test -f auth.rs"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+
+    let w = outcome(&report, "auth");
+    assert_eq!(w["outcome"], "landed");
+    assert_eq!(w["gate"], "passed");
+    let new = sb.rev(&repo, "main");
+    assert_eq!(w["old_tip"], old.as_str());
+    assert_eq!(w["new_tip"], new.as_str());
+    assert_eq!(sb.rev(&repo, "main^"), old, "one commit on the old tip");
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%B", "main"]),
+        "berth/auth\n\n- change auth.rs\n- change docs/auth.md\n\n"
+    );
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%an <%ae>", "main"])
+            .trim(),
+        "Test Committer <committer@example.com>"
+    );
+    // The primary checkout has the trunk: it was brought along, and real git finds it clean.
+    assert_eq!(sb.status(&repo), "");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("docs/auth.md")).unwrap(),
+        "# auth\n"
+    );
+    assert_eq!(sb.git(&repo, &["diff", "HEAD", "--stat"]), "");
+    gone(&sb, &repo, "auth", &wt);
+    no_scratch(&sb, &repo);
+
+    let log = sb.berth_json(&repo, &["log", "--json"]);
+    let landings = log["landings"].as_array().unwrap();
+    assert_eq!(landings.len(), 1);
+    let l = &landings[0];
+    assert_eq!(l["worktree"], "auth");
+    assert_eq!(l["branch"], "berth/auth");
+    assert_eq!(l["trunk"], "main");
+    assert_eq!(l["old_tip"], old.as_str());
+    assert_eq!(l["new_tip"], new.as_str());
+    assert_eq!(l["strategy"], "squash");
+    assert_eq!(l["reviewer"], "reviewer");
+    assert_eq!(l["gate"], "passed");
+    assert!(l["time"].as_u64().unwrap() > 0);
+    assert_eq!(sb.berth_json(&repo, &["ship", "--history", "--json"]), log);
+    let table = sb.berth_ok(&repo, &["log"]);
+    assert!(
+        table.contains("auth") && table.contains(&format!("main {}..{}", &old[..7], &new[..7])),
+        "{table}"
+    );
+}
+
+#[test]
+fn merge_makes_a_merge_commit_and_ff_only_moves_a_trunk_that_is_an_ancestor() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let merged = approved_work(&sb, &repo, "merged", "m.txt", "m\n", &reviewer);
+    let late = sb.add(&repo, &["late"]);
+    sb.commit_file(&late, "l.txt", "l\n");
+    approve(&sb, &repo, "late", &reviewer);
+    let merged_head = sb.rev(&merged, "HEAD");
+    let old = sb.rev(&repo, "main");
+
+    sb.berth_ok(&repo, &["ship", "merged", "--strategy", "merge"]);
+    let parents = sb.git(&repo, &["rev-list", "--parents", "-1", "main"]);
+    assert_eq!(
+        parents.split_whitespace().skip(1).collect::<Vec<_>>(),
+        [old.as_str(), merged_head.as_str()]
+    );
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%s", "main"]).trim(),
+        "Merge branch 'berth/merged' into main"
+    );
+    assert_eq!(sb.status(&repo), "");
+
+    // `late` started from the old tip: the trunk is no ancestor of it now.
+    let before = sb.rev(&repo, "main");
+    let err = sb.berth_err(&repo, &["ship", "late", "--strategy", "ff"]);
+    assert!(err.contains("cannot be fast-forwarded"), "{err}");
+    assert!(err.contains("--strategy squash"), "{err}");
+    assert_eq!(sb.rev(&repo, "main"), before);
+    assert!(late.exists());
+
+    let quick = approved_work(&sb, &repo, "quick", "q.txt", "q\n", &reviewer);
+    let quick_head = sb.rev(&quick, "HEAD");
+    sb.berth_ok(&repo, &["ship", "quick", "--strategy", "ff"]);
+    assert_eq!(
+        sb.rev(&repo, "main"),
+        quick_head,
+        "the trunk is the head itself"
+    );
+    assert_eq!(sb.status(&repo), "");
+    assert!(repo.join("q.txt").exists());
+    gone(&sb, &repo, "quick", &quick);
+}
+
+#[test]
+fn a_dirty_primary_on_the_trunk_refuses_the_landing_with_nothing_moved() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    std::fs::write(repo.join("README.md"), "edited by a person\n").unwrap();
+    let before = sb.state(&repo);
+
+    let err = sb.berth_err(&repo, &["ship", "auth", "--gate", "true"]);
+    assert!(
+        err.contains("primary checkout") && err.contains("uncommitted changes"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was landed"), "{err}");
+    let after = sb.state(&repo);
+    assert_eq!(after.refs, before.refs, "no ref moved");
+    assert_eq!(
+        after.worktrees, before.worktrees,
+        "no worktree came or went"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "edited by a person\n"
+    );
+    assert!(wt.join("auth.rs").exists());
+    assert_eq!(sb.list_row(&repo, "auth")["review"], "approved");
+}
+
+#[test]
+fn a_commit_after_the_approval_blocks_ship_and_so_does_a_rejection() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "late", "a.txt", "a\n", &reviewer);
+    sb.commit_file(&wt, "b.txt", "b\n");
+    let main = sb.rev(&repo, "main");
+    let err = sb.berth_err(&repo, &["ship", "late"]);
+    assert!(err.contains("commits after its review"), "{err}");
+    assert!(
+        err.contains("hint: have the new head reviewed: git berth review approve 'late'"),
+        "{err}"
+    );
+
+    let bad = sb.add(&repo, &["bad"]);
+    sb.commit_file(&bad, "c.txt", "c\n");
+    let out = sb.berth_as(
+        &repo,
+        "reviewer",
+        reviewer.pid(),
+        &["review", "reject", "bad", "--note", "no tests"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let err = sb.berth_err(&repo, &["ship", "bad"]);
+    assert!(
+        err.contains("worktree 'bad' was rejected by reviewer: no tests"),
+        "{err}"
+    );
+
+    let none = sb.add(&repo, &["none"]);
+    sb.commit_file(&none, "d.txt", "d\n");
+    let err = sb.berth_err(&repo, &["ship", "none"]);
+    assert!(err.contains("is not approved"), "{err}");
+    assert_eq!(sb.rev(&repo, "main"), main);
+    assert!(wt.exists() && bad.exists() && none.exists());
+}
+
+#[test]
+fn a_failing_gate_keeps_the_trunk_names_its_log_and_leaves_no_scratch_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let main = sb.rev(&repo, "main");
+
+    let (out, report) = ship_json(
+        &sb,
+        &repo,
+        &["auth", "--gate", "echo the build broke; ls; exit 3"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let w = outcome(&report, "auth");
+    assert_eq!(w["outcome"], "refused");
+    assert_eq!(w["gate"], "failed");
+    let log = PathBuf::from(w["gate_log"].as_str().unwrap());
+    assert!(
+        stderr(&out).contains(&log.display().to_string()),
+        "{}",
+        stderr(&out)
+    );
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("the build broke"), "{text}");
+    assert!(
+        text.contains("auth.rs"),
+        "the gate ran on the merged result: {text}"
+    );
+    assert!(log.starts_with(sb.common_dir(&repo).join("berth/ship")));
+    assert_eq!(sb.rev(&repo, "main"), main, "the trunk stays");
+    assert!(wt.exists());
+    assert_eq!(sb.list_row(&repo, "auth")["review"], "approved");
+    no_scratch(&sb, &repo);
+    assert!(
+        sb.list_rows(&repo, false)
+            .iter()
+            .all(|r| r["name"] == "auth")
+    );
+}
+
+#[test]
+fn the_gate_comes_from_berth_gate_or_the_installed_hook_which_must_be_trusted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let marker = sb.root.join("gated");
+    let gate = format!(
+        "git rev-parse HEAD >> {}",
+        common::sh_quote(marker.to_str().unwrap())
+    );
+    sb.install(&repo, &["--gate", &gate]);
+    sb.commit_all(&repo, "gate");
+    approved_work(&sb, &repo, "one", "1.txt", "1\n", &reviewer);
+    sb.berth_ok(&repo, &["ship", "one"]);
+    let first = sb.rev(&repo, "main");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        format!("{first}\n"),
+        "the hook gated the candidate that landed"
+    );
+
+    // A gate hook changed by a pull is not trusted until `git berth trust` says so.
+    let hook = repo.join(".worktree-hooks/gate");
+    let text = std::fs::read_to_string(&hook)
+        .unwrap()
+        .replace("rev-parse HEAD", "rev-parse HEAD^{tree}");
+    std::fs::write(&hook, text).unwrap();
+    sb.commit_all(&repo, "changed gate");
+    approved_work(&sb, &repo, "two", "2.txt", "2\n", &reviewer);
+    let main = sb.rev(&repo, "main");
+    let err = sb.berth_err(&repo, &["ship", "two"]);
+    assert!(err.contains("is not trusted"), "{err}");
+    assert_eq!(sb.rev(&repo, "main"), main);
+
+    // berth.gate comes before the hook.
+    sb.git(&repo, &["config", "berth.gate", "false"]);
+    let err = sb.berth_err(&repo, &["ship", "two"]);
+    assert!(err.contains("the gate failed"), "{err}");
+    sb.git(&repo, &["config", "berth.gate", "true"]);
+    sb.berth_ok(&repo, &["ship", "two"]);
+    assert!(repo.join("2.txt").exists());
+}
+
+#[test]
+fn a_conflict_refuses_that_worktree_names_the_files_and_the_next_still_lands() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let clash = approved_work(&sb, &repo, "clash", "README.md", "theirs\n", &reviewer);
+    approved_work(&sb, &repo, "fine", "fine.txt", "ok\n", &reviewer);
+    sb.commit_file(&repo, "README.md", "ours\n");
+
+    let (out, report) = ship_json(&sb, &repo, &["clash", "fine"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let c = outcome(&report, "clash");
+    assert_eq!(c["outcome"], "refused");
+    assert_eq!(c["conflicts"], serde_json::json!(["README.md"]));
+    assert!(
+        stderr(&out).contains("worktree 'clash' conflicts with main in README.md"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(outcome(&report, "fine")["outcome"], "landed");
+    assert_eq!(report["landed"], 1);
+    assert_eq!(report["refused"], 1);
+    assert!(
+        stderr(&out).contains("1 of 2 worktree(s) not landed: clash"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(clash.exists());
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "ours\n"
+    );
+    assert!(repo.join("fine.txt").exists());
+    assert_eq!(sb.status(&repo), "");
+}
+
+#[test]
+fn all_approved_lands_the_worktrees_that_overlap_no_other_first_and_a_dry_run_changes_nothing() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "a", "shared.txt", "from a\n", &reviewer);
+    approved_work(&sb, &repo, "b", "shared.txt", "from b\n", &reviewer);
+    approved_work(&sb, &repo, "c", "own.txt", "c\n", &reviewer);
+    let unreviewed = sb.add(&repo, &["d"]);
+    sb.commit_file(&unreviewed, "d.txt", "d\n");
+    let before = sb.state(&repo);
+    let objects = sb.git(&repo, &["count-objects"]);
+
+    let (out, plan) = ship_json(&sb, &repo, &["--all-approved", "--dry-run"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(plan["order"], serde_json::json!(["c", "a", "b"]));
+    assert_eq!(
+        plan["forecast"],
+        serde_json::json!([{"worktrees": ["a", "b"], "file": "shared.txt"}])
+    );
+    assert!(
+        plan["worktrees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["outcome"] == "would land")
+    );
+    assert_eq!(sb.state(&repo), before, "a dry run changes nothing");
+    assert_eq!(
+        sb.git(&repo, &["count-objects"]),
+        objects,
+        "and writes no object"
+    );
+    let text = sb.berth_ok(&repo, &["ship", "--all-approved", "--dry-run"]);
+    assert!(
+        text.contains("conflict forecast: a and b in shared.txt"),
+        "{text}"
+    );
+
+    let (out, report) = ship_json(&sb, &repo, &["--all-approved", "--gate", "true"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let done: Vec<(&str, &str)> = report["worktrees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["name"].as_str().unwrap(), w["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(done, [("c", "landed"), ("a", "landed"), ("b", "refused")]);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("shared.txt")).unwrap(),
+        "from a\n"
+    );
+    assert!(unreviewed.exists(), "an unreviewed worktree is not shipped");
+    assert_eq!(sb.status(&repo), "");
+}
+
+#[test]
+fn ship_inside_a_linked_worktree_lands_that_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "here", "here.txt", "h\n", &reviewer);
+    let out = sb.berth(&wt, &["ship", "--gate", "true"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(repo.join("here.txt").exists());
+    gone(&sb, &repo, "here", &wt);
+    let err = sb.berth_err(&repo, &["ship"]);
+    assert!(err.contains("name the worktrees to ship"), "{err}");
+}
+
+#[test]
+fn keep_leaves_the_worktree_and_a_primary_on_another_branch_is_left_alone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    sb.git(&repo, &["switch", "-q", "-c", "side"]);
+    sb.git(&repo, &["config", "berth.trunk", "main"]);
+    let wt = approved_work(&sb, &repo, "kept", "k.txt", "k\n", &reviewer);
+    let (out, report) = ship_json(&sb, &repo, &["kept", "--keep"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(outcome(&report, "kept")["kept"], "--keep");
+    assert!(wt.join("k.txt").exists());
+    assert_eq!(sb.git(&repo, &["show", "main:k.txt"]), "k\n");
+    assert!(
+        !repo.join("k.txt").exists(),
+        "the primary on 'side' is left alone"
+    );
+    assert_eq!(sb.git(&repo, &["branch", "--show-current"]).trim(), "side");
+    assert_eq!(sb.status(&repo), "");
+}
+
+#[test]
+fn two_racing_ships_both_land_the_second_gated_on_a_trunk_with_the_firsts_change() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "a", "a.txt", "a\n", &reviewer);
+    approved_work(&sb, &repo, "b", "b.txt", "b\n", &reviewer);
+    let seen = sb.root.join("seen");
+    // Each gate records what it found, slowly enough that both build on the same tip first; the
+    // last gate of all must have found both files.
+    let gate = format!(
+        "sleep 1; ls a.txt b.txt 2>/dev/null | tr '\\n' ' ' >> {0}; echo >> {0}",
+        common::sh_quote(seen.to_str().unwrap())
+    );
+    let spawn = |name: &str| {
+        sb.berth_command(&repo, &["ship", name, "--json", "--gate", &gate])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn("a"), spawn("b"));
+    let limit = std::time::Duration::from_secs(60);
+    let (a, b) = (
+        common::wait_at_most(a, limit),
+        common::wait_at_most(b, limit),
+    );
+    assert!(a.status.success(), "a: {}", outputs(&a));
+    assert!(b.status.success(), "b: {}", outputs(&b));
+
+    let log = sb.berth_json(&repo, &["log", "--json"]);
+    let landings = log["landings"].as_array().unwrap();
+    assert_eq!(landings.len(), 2, "{log}");
+    assert_eq!(
+        landings[1]["old_tip"], landings[0]["new_tip"],
+        "one after the other"
+    );
+    assert_eq!(
+        sb.rev(&repo, "main"),
+        landings[1]["new_tip"].as_str().unwrap()
+    );
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(seen.lines().last(), Some("a.txt b.txt "), "{seen}");
+    let reports: Vec<Value> = [&a, &b]
+        .iter()
+        .map(|o| serde_json::from_slice(&o.stdout).unwrap())
+        .collect();
+    let attempts: Vec<u64> = reports
+        .iter()
+        .map(|r| r["worktrees"][0]["attempts"].as_u64().unwrap())
+        .collect();
+    assert!(
+        attempts.contains(&2),
+        "the second built and gated again: {attempts:?}"
+    );
+    let again = if attempts[0] == 2 { &a } else { &b };
+    assert!(
+        stderr(again).contains("building and gating again"),
+        "{}",
+        stderr(again)
+    );
+    assert!(repo.join("a.txt").exists() && repo.join("b.txt").exists());
+    assert_eq!(sb.status(&repo), "");
+    no_scratch(&sb, &repo);
+}
+
+/// A ship killed after its journal is written, before the trunk moves, leaves the trunk as it
+/// was; one killed while gating leaves a scratch worktree. The next ship clears both up and lands.
+#[test]
+fn a_ship_killed_before_the_trunk_moves_changes_nothing_the_next_ship_cannot_clear() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let main = sb.rev(&repo, "main");
+    for pause in ["BERTH_TEST_PAUSE_GATE_MS", "BERTH_TEST_PAUSE_LAND_MS"] {
+        let mut cmd = sb.berth_command(&repo, &["ship", "auth", "--gate", "true"]);
+        cmd.env(pause, "30000");
+        let (mut child, _err) = common::spawn_until_paused(cmd);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(sb.rev(&repo, "main"), main, "{pause}: the trunk stays");
+        assert_eq!(sb.status(&repo), "", "{pause}");
+    }
+    let out = sb.berth(&repo, &["ship", "auth", "--gate", "true"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    no_scratch(&sb, &repo);
+    assert!(
+        !sb.common_dir(&repo)
+            .join("berth/ship/landing.toml")
+            .exists()
+    );
+    assert_eq!(
+        sb.berth_json(&repo, &["log", "--json"])["landings"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(sb.status(&repo), "");
+}
+
+/// Ships killed at random points: the trunk is only ever the old tip or a candidate the gate
+/// passed, and after the next ship and prune nothing is left behind and the primary is clean.
+#[test]
+fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let gated = sb.root.join("gated");
+    let gate = format!(
+        "git rev-parse HEAD >> {}",
+        common::sh_quote(gated.to_str().unwrap())
+    );
+    // Kill points spread over a ship's whole run (a debug build takes about a second here).
+    let offset = u64::from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_millis(),
+    );
+    for i in 0..8 {
+        let name = format!("k{i}");
+        approved_work(&sb, &repo, &name, &format!("{name}.txt"), "k\n", &reviewer);
+        let before = sb.rev(&repo, "main");
+        let mut child = sb
+            .berth_command(&repo, &["ship", &name, "--gate", &gate])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis((offset + i * 137) % 1000));
+        let _ = child.kill(); // SIGKILL
+        child.wait().unwrap();
+        let now = sb.rev(&repo, "main");
+        let passed = std::fs::read_to_string(&gated).unwrap_or_default();
+        assert!(
+            now == before || passed.lines().any(|l| l == now),
+            "kill {i}: main is {now}, neither {before} nor a gated candidate ({passed})"
+        );
+    }
+    let out = sb.berth(&repo, &["ship", "--all-approved", "--gate", &gate]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    sb.berth_ok(&repo, &["prune"]);
+    no_scratch(&sb, &repo);
+    assert_eq!(sb.status(&repo), "");
+    assert_eq!(sb.git(&repo, &["worktree", "prune", "--dry-run", "-v"]), "");
+    for i in 0..8 {
+        assert!(
+            repo.join(format!("k{i}.txt")).exists(),
+            "k{i} landed in the end"
+        );
+    }
+    assert_eq!(
+        git_worktree_paths(&sb, &repo),
+        std::slice::from_ref(&repo),
+        "only the primary is left"
+    );
+}
