@@ -56,7 +56,7 @@ pub enum Command {
     Clean(commands::clean::CleanArgs),
     /// The merge-back overview: commits, dirty, unpushed, clean merge, shared files
     Collect(commands::collect::CollectArgs),
-    /// Approve or reject a worktree's head, or show where reviews stand
+    // Its help, with how verdicts are bound and kept, is on its arguments.
     Review(commands::review::ReviewArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),

@@ -12,12 +12,14 @@ use crate::{clock, names};
 
 #[derive(Debug, clap::Args)]
 #[command(
+    about = "Approve or reject a worktree's head, or show where reviews stand",
     long_about = "Record a review verdict on a worktree's head, or show where reviews stand.\n\n\
 A verdict is bound to the commit the worktree's branch points to when it is given, and records \
 the reviewing session, the time and the note. A commit after it makes the review stale, which \
 counts as not approved: review the new head again. Verdicts are kept as refs under \
 refs/berth/reviews/<branch>, so they survive prune and a lost registry \
-(git cat-file -p refs/berth/reviews/<branch> shows one).\n\n\
+(git cat-file -p refs/berth/reviews/<branch> shows one); a verdict goes with its branch \
+(remove --delete-branch, ship).\n\n\
 The session that holds a worktree (its author) cannot approve its own head unless \
 `git config berth.selfReview true`; it may reject it."
 )]

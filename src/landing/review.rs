@@ -290,6 +290,8 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
             .and_then(|repo| git::status::is_dirty(&repo))
             .unwrap_or(false);
     let seen = load(&ctx.repo, &record.branch)?;
+    // Tests stop here, the verdict seen and not yet replaced, to record another one meanwhile.
+    worktree::test_pause("BERTH_TEST_PAUSE_REVIEW_MS");
     let verdict = Verdict {
         approved: approve,
         commit: head,
