@@ -570,8 +570,42 @@ fn a_ship_killed_before_the_trunk_moves_changes_nothing_the_next_ship_cannot_cle
     assert_eq!(sb.status(&repo), "");
 }
 
+/// A ship killed after the trunk moved, before the primary checkout caught up, left a journal:
+/// the next ship (of anything) finishes that landing first: the primary, the log, the worktree.
+#[test]
+fn a_ship_killed_after_the_trunk_moved_is_finished_by_the_next_ship() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let mut cmd = sb.berth_command(&repo, &["ship", "auth", "--gate", "true"]);
+    cmd.env("BERTH_TEST_PAUSE_LANDED_MS", "30000");
+    let (mut child, _err) = common::spawn_until_paused(cmd);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        sb.git(&repo, &["show", "main:auth.rs"]),
+        "x\n",
+        "the trunk moved"
+    );
+    assert_ne!(sb.status(&repo), "", "the primary had not caught up");
+
+    let out = sb.berth(&repo, &["ship", "--all-approved"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        stderr(&out).contains("finishing a landing"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(sb.status(&repo), "");
+    assert!(repo.join("auth.rs").exists());
+    gone(&sb, &repo, "auth", &wt);
+    let log = sb.berth_json(&repo, &["log", "--json"]);
+    assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
+}
+
 /// Ships killed at random points: the trunk is only ever the old tip or a candidate the gate
-/// passed, and after the next ship and prune nothing is left behind and the primary is clean.
+/// passed; `prune` then leaves no scratch worktree and a clean primary, and the rest land.
 #[test]
 fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
     let sb = Sandbox::new();
@@ -582,14 +616,14 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
         "git rev-parse HEAD >> {}",
         common::sh_quote(gated.to_str().unwrap())
     );
-    // Kill points spread over a ship's whole run (a debug build takes about a second here).
+    // Kill points spread over a ship's whole run (a debug build takes about 120 ms here).
     let offset = u64::from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .subsec_millis(),
     );
-    for i in 0..8 {
+    for i in 0..12 {
         let name = format!("k{i}");
         approved_work(&sb, &repo, &name, &format!("{name}.txt"), "k\n", &reviewer);
         let before = sb.rev(&repo, "main");
@@ -599,7 +633,7 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis((offset + i * 137) % 1000));
+        std::thread::sleep(std::time::Duration::from_millis((offset + i * 37) % 160));
         let _ = child.kill(); // SIGKILL
         child.wait().unwrap();
         let now = sb.rev(&repo, "main");
@@ -609,12 +643,17 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
             "kill {i}: main is {now}, neither {before} nor a gated candidate ({passed})"
         );
     }
-    let out = sb.berth(&repo, &["ship", "--all-approved", "--gate", &gate]);
-    assert!(out.status.success(), "{}", outputs(&out));
     sb.berth_ok(&repo, &["prune"]);
     no_scratch(&sb, &repo);
-    assert_eq!(sb.status(&repo), "");
+    assert_eq!(sb.status(&repo), "", "a landing cut short was finished");
+    assert!(
+        !sb.common_dir(&repo)
+            .join("berth/ship/landing.toml")
+            .exists()
+    );
     assert_eq!(sb.git(&repo, &["worktree", "prune", "--dry-run", "-v"]), "");
+    let out = sb.berth(&repo, &["ship", "--all-approved", "--gate", &gate]);
+    assert!(out.status.success(), "{}", outputs(&out));
     for i in 0..8 {
         assert!(
             repo.join(format!("k{i}.txt")).exists(),

@@ -23,6 +23,8 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     let plan = if args.dry_run {
         prune::plan(ctx)?
     } else {
+        // A ship killed midway: its landing finished (or undone) and its scratch worktree gone.
+        crate::landing::ship::clear_killed(ctx)?;
         prune::carry_out(ctx)?
     };
     if args.json {

@@ -163,6 +163,25 @@ pub fn tree_of(repo: &gix::Repository, id: gix::ObjectId) -> Result<gix::ObjectI
         .detach())
 }
 
+/// Local branches whose short name starts with `prefix`, with their tips.
+pub fn branches_starting_with(
+    repo: &gix::Repository,
+    prefix: &str,
+) -> Result<Vec<(String, gix::ObjectId)>> {
+    let platform = repo.references().map_err(gix_err)?;
+    let mut out = Vec::new();
+    for reference in platform.local_branches().map_err(gix_err)?.flatten() {
+        let mut reference = reference;
+        let short = reference.name().shorten().to_string();
+        if short.starts_with(prefix)
+            && let Ok(id) = reference.peel_to_id()
+        {
+            out.push((short, id.detach()));
+        }
+    }
+    Ok(out)
+}
+
 /// True when the checkout has staged or modified tracked files (untracked ones do not count).
 pub fn has_tracked_changes(repo: &gix::Repository) -> Result<bool> {
     let mut iter = repo

@@ -118,8 +118,7 @@ impl Outcome {
 pub fn ship(ctx: &Context, request: &Request) -> Result<Report> {
     let trunk = ctx.trunk();
     if !request.dry_run {
-        recover(ctx)?;
-        remove_dead_scratch(ctx);
+        clear_killed(ctx)?;
     }
     let names = chosen(ctx, request)?;
     let (order, forecast) = order(ctx, &trunk, names, request.all_approved)?;
@@ -702,22 +701,39 @@ fn remove_scratch(ctx: &Context, scratch: &str) {
     }
 }
 
-/// Remove the scratch worktrees of `ship` runs that are gone (killed while gating).
+/// Clear up after `ship` runs that were killed: finish the landing one left half done (its
+/// journal), and remove the scratch worktrees of those killed while gating. `prune` and every
+/// `ship` call it.
+pub fn clear_killed(ctx: &Context) -> Result<()> {
+    recover(ctx)?;
+    remove_dead_scratch(ctx);
+    Ok(())
+}
+
+/// Remove the scratch worktrees of `ship` runs that are gone (killed while gating), and the
+/// branches of those whose removal a kill cut short.
 fn remove_dead_scratch(ctx: &Context) {
+    let dead = |name: &str| {
+        name.strip_prefix(names::SHIP_SCRATCH_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(|pid| pid != std::process::id() && !process::alive(pid, None))
+    };
     let Ok(registry) = Store::new(ctx.state_dir()).load() else {
         return;
     };
-    for record in &registry.worktrees {
-        let pid = record
-            .name
-            .strip_prefix(names::SHIP_SCRATCH_PREFIX)
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok());
-        if let Some(pid) = pid
-            && pid != std::process::id()
-            && !process::alive(pid, None)
+    for record in registry.worktrees.iter().filter(|r| dead(&r.name)) {
+        remove_scratch(ctx, &record.name);
+    }
+    let prefix = format!("{}{}", ctx.branch_prefix(), names::SHIP_SCRATCH_PREFIX);
+    for (branch, tip) in land::branches_starting_with(&ctx.repo, &prefix).unwrap_or_default() {
+        let name = &branch[ctx.branch_prefix().len()..];
+        if dead(name)
+            && Store::new(ctx.state_dir())
+                .load()
+                .is_ok_and(|r| r.find(name).is_none())
         {
-            remove_scratch(ctx, &record.name);
+            let _ = git::delete_branch(&ctx.repo, &branch, tip);
         }
     }
 }
@@ -888,10 +904,11 @@ fn finish(ctx: &Context, outcome: &mut Outcome) -> Result<()> {
     if let (Some(old), Some(new), Some(head)) = (old, new, head)
         && now == Some(new)
     {
+        // Tests stop here, the trunk moved and the primary not yet along, to kill it.
+        crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
         if let Some(primary) = primary_on(ctx, &landing.trunk)? {
             land::bring_checkout_along(&primary, old, new)?;
         }
-        crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
         log::append(&ctx.common_dir, landing)?;
         after_landing(
             ctx,
