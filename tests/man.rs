@@ -27,34 +27,44 @@ fn render() -> String {
     man.render_options_section(&mut page).unwrap();
     page.extend_from_slice(b".SH COMMANDS\n");
     for sub in cmd.get_subcommands() {
-        let name = sub.get_bin_name().unwrap_or(sub.get_name()).to_owned();
-        page.extend_from_slice(format!(".SS \"{name}\"\n").as_bytes());
-        let sub_man = clap_mangen::Man::new(sub.clone());
-        let parts: [RenderPart; 3] = [
-            clap_mangen::Man::render_synopsis_section,
-            clap_mangen::Man::render_description_section,
-            clap_mangen::Man::render_options_section,
-        ];
-        for render_part in parts {
-            let mut part = Vec::new();
-            render_part(&sub_man, &mut part).unwrap();
-            // Inside a subsection a section heading would restart the page; keep the text only.
-            page.extend_from_slice(b".PP\n");
-            for line in String::from_utf8(part).unwrap().lines() {
-                if !line.starts_with(".SH ") {
-                    page.extend_from_slice(line.as_bytes());
-                    page.push(b'\n');
-                }
-            }
-        }
-        if !sub.get_visible_aliases().collect::<Vec<_>>().is_empty() {
-            let aliases: Vec<_> = sub.get_visible_aliases().collect();
-            page.extend_from_slice(format!(".PP\nAlias: {}\n", aliases.join(", ")).as_bytes());
+        section(&mut page, sub);
+        // A command with commands of its own (`review approve`, `hook worktree-create`) documents
+        // each, flags and all.
+        for nested in sub.get_subcommands() {
+            section(&mut page, nested);
         }
     }
     man.render_extra_section(&mut page).unwrap();
     man.render_version_section(&mut page).unwrap();
     String::from_utf8(page).unwrap()
+}
+
+/// One command's subsection: its synopsis, description, options and aliases.
+fn section(page: &mut Vec<u8>, sub: &clap::Command) {
+    let name = sub.get_bin_name().unwrap_or(sub.get_name()).to_owned();
+    page.extend_from_slice(format!(".SS \"{name}\"\n").as_bytes());
+    let sub_man = clap_mangen::Man::new(sub.clone());
+    let parts: [RenderPart; 3] = [
+        clap_mangen::Man::render_synopsis_section,
+        clap_mangen::Man::render_description_section,
+        clap_mangen::Man::render_options_section,
+    ];
+    for render_part in parts {
+        let mut part = Vec::new();
+        render_part(&sub_man, &mut part).unwrap();
+        // Inside a subsection a section heading would restart the page; keep the text only.
+        page.extend_from_slice(b".PP\n");
+        for line in String::from_utf8(part).unwrap().lines() {
+            if !line.starts_with(".SH ") {
+                page.extend_from_slice(line.as_bytes());
+                page.push(b'\n');
+            }
+        }
+    }
+    if !sub.get_visible_aliases().collect::<Vec<_>>().is_empty() {
+        let aliases: Vec<_> = sub.get_visible_aliases().collect();
+        page.extend_from_slice(format!(".PP\nAlias: {}\n", aliases.join(", ")).as_bytes());
+    }
 }
 
 #[test]
@@ -118,7 +128,8 @@ fn output(cmd: &mut Command) -> std::process::Output {
 }
 
 #[test]
-fn git_berth_help_opens_the_manual_after_the_readme_install_line_with_nothing_but_the_binary_on_path() {
+fn git_berth_help_opens_the_manual_after_the_readme_install_line_with_nothing_but_the_binary_on_path()
+ {
     let (Some(man_dir), Some(git_dir)) = (dir_of("man"), dir_of("git")) else {
         eprintln!("skipped: no `man` (or no `git`) on PATH; install man-db to run this test");
         return;
