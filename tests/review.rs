@@ -93,8 +93,10 @@ fn a_commit_after_the_approval_makes_the_review_stale_and_not_approved() {
     let sb = Sandbox::new();
     let (repo, wt, head) = with_work(&sb);
     let reviewer = Agent::spawn();
-    let out = as_reviewer(&sb, &repo, "rev-1", &reviewer, &["approve", "task"]);
+    // Given from inside the worktree, the verdict is in the refs every worktree shares.
+    let out = as_reviewer(&sb, &wt, "rev-1", &reviewer, &["approve", "task"]);
     assert!(out.status.success(), "{}", common::outputs(&out));
+    assert_eq!(field(&verdict_in_git(&sb, &repo).unwrap(), "commit"), head);
 
     sb.commit_file(&wt, "more.txt", "two\n");
 
