@@ -48,6 +48,8 @@ impl Sandbox {
             .env("GIT_AUTHOR_EMAIL", "t@example.com")
             .env("GIT_COMMITTER_NAME", "t")
             .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            // `rebase -i` and `commit` never wait for an editor.
+            .env("GIT_EDITOR", "true")
             .env_remove("BERTH_ALLOW_MAIN_WORKTREE")
             .env_remove("BERTH_MASTER_SESSION")
             .env_remove("CDPATH");
@@ -61,9 +63,20 @@ impl Sandbox {
     }
 
     fn guard(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+        self.guard_with(dir, args, stdin, &[])
+    }
+
+    fn guard_with(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: Option<&str>,
+        vars: &[(&str, &str)],
+    ) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_git-berth"));
         cmd.arg("guard").args(args).current_dir(dir);
         self.env(&mut cmd);
+        cmd.envs(vars.iter().copied());
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -109,6 +122,24 @@ impl Sandbox {
             .stderr(Stdio::null());
         self.env(&mut cmd);
         let _ = cmd.status();
+    }
+
+    /// What real git prints for `args` in `dir`, trimmed; `None` when it fails.
+    fn git_out(&self, dir: &Path, args: &[&str]) -> Option<String> {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(dir).stderr(Stdio::null());
+        self.env(&mut cmd);
+        let o = cmd.output().expect("git runs");
+        o.status
+            .success()
+            .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    }
+
+    /// Where `branch` points in the repository and on its remote `origin`, as git says.
+    fn tips(&self, branch: &str) -> (Option<String>, Option<String>) {
+        let r = format!("refs/heads/{branch}");
+        let ask = |dir: &Path| self.git_out(dir, &["rev-parse", "--verify", "-q", &r]);
+        (ask(&self.primary), ask(&self.base.join("origin.git")))
     }
 
     /// Every file of the primary's working tree with its content, and what of its `.git` a
@@ -166,16 +197,26 @@ impl Drop for Sandbox {
     }
 }
 
-fn attacks(s: &Sandbox) -> Vec<String> {
-    let text = include_str!("fixtures/guard/attacks-from-linked.txt");
+/// A fixture's commands: one a line, `# ` lines are comments, `\n` is a newline, and the two
+/// checkouts are named by `@PRIMARY@` and `@LINKED@`.
+fn fixture_lines(text: &str, primary: &str, linked: &str) -> Vec<String> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
         .map(|l| {
-            l.replace("@PRIMARY@", &s.primary.display().to_string())
-                .replace("@LINKED@", &s.linked.display().to_string())
+            l.replace("@PRIMARY@", primary)
+                .replace("@LINKED@", linked)
                 .replace("\\n", "\n")
         })
         .collect()
+}
+
+fn attacks(s: &Sandbox) -> Vec<String> {
+    let text = include_str!("fixtures/guard/attacks-from-linked.txt");
+    fixture_lines(
+        text,
+        &s.primary.display().to_string(),
+        &s.linked.display().to_string(),
+    )
 }
 
 #[test]
@@ -281,6 +322,172 @@ fn no_agent_moves_the_branch_the_primary_has_checked_out() {
         &s.linked,
         "git branch -f side HEAD && git push -q . side:side"
     ));
+}
+
+/// Issue 14's world, where every write of the trunk really moves it: the trunk `main` is
+/// checked out nowhere (the primary sits on `home`; `berth.trunk` is `trunk`), a bare `origin`
+/// lags one commit behind it, a branch `other` leaves it, and the linked worktree is on
+/// `berth/x`, one commit (a file) ahead of it.
+fn trunk_world(tag: &str, trunk: &str) -> Sandbox {
+    let s = Sandbox::new(tag);
+    s.git(&s.base, &["clone", "-q", "--bare", "primary", "origin.git"]);
+    s.git(&s.primary, &["remote", "add", "origin", "../origin.git"]);
+    s.git(&s.primary, &["fetch", "-q", "origin"]);
+    s.git(
+        &s.primary,
+        &["commit", "-q", "--allow-empty", "-m", "ahead"],
+    );
+    s.git(&s.primary, &["switch", "-q", "-c", "other"]);
+    std::fs::write(s.primary.join("other.txt"), "other\n").unwrap();
+    s.git(&s.primary, &["add", "other.txt"]);
+    s.git(&s.primary, &["commit", "-q", "-m", "other"]);
+    s.git(&s.primary, &["switch", "-q", "-c", "home", "main"]);
+    s.git(&s.linked, &["switch", "-q", "-c", "berth/x", "main"]);
+    std::fs::write(s.linked.join("work.txt"), "work\n").unwrap();
+    s.git(&s.linked, &["add", "work.txt"]);
+    s.git(&s.linked, &["commit", "-q", "-m", "work"]);
+    // A bare `git push` pushes berth/x to origin; origin lets its trunk be deleted.
+    for (key, value) in [
+        ("berth.trunk", trunk),
+        ("branch.berth/x.remote", "origin"),
+        ("branch.berth/x.merge", "refs/heads/berth/x"),
+    ] {
+        s.git(&s.primary, &["config", key, value]);
+    }
+    s.git(
+        &s.base.join("origin.git"),
+        &["symbolic-ref", "HEAD", "refs/heads/elsewhere"],
+    );
+    s
+}
+
+/// Each command, in a fresh [`trunk_world`] whose trunk is `trunk`, from the linked worktree:
+/// the guard must block it. Run for real either way: one it let through must leave the trunk
+/// where it was (here and on `origin`), and one it blocked must move it, or it proves nothing.
+fn every_one_is_a_trunk_write_the_guard_blocks(tag: &str, trunk: &str, commands: &[String]) {
+    let (mut let_through, mut harmless) = (Vec::new(), Vec::new());
+    for (i, c) in commands.iter().enumerate() {
+        let s = trunk_world(&format!("{tag}-{i}"), trunk);
+        let before = s.tips(trunk);
+        let allowed = s.allows(&s.linked, c);
+        s.run(&s.linked, c);
+        let moved = s.tips(trunk) != before;
+        if allowed {
+            let_through.push(format!("{c} (the trunk moved: {moved})"));
+        } else if !moved {
+            harmless.push(c.clone());
+        }
+    }
+    assert!(let_through.is_empty(), "let through: {let_through:#?}");
+    assert!(
+        harmless.is_empty(),
+        "blocked, but it does not move the trunk when run: {harmless:#?}"
+    );
+}
+
+/// The part of a fixture after the header line that starts with `header`.
+fn section<'t>(text: &'t str, header: &str) -> &'t str {
+    let (_, rest) = text.split_once(header).expect("the section");
+    rest.split_once('\n').expect("its lines").1
+}
+
+#[test]
+fn every_trunk_write_of_the_corpus_is_blocked_and_really_moves_the_trunk() {
+    let text = include_str!("fixtures/guard/attacks-from-linked.txt");
+    // Each runs in a world of its own, from its linked worktree: `.` there.
+    let attacks = fixture_lines(section(text, "\n# 9. "), "../primary", ".");
+    assert!(attacks.len() >= 50, "{}", attacks.len());
+    every_one_is_a_trunk_write_the_guard_blocks("trunk-corpus", "main", &attacks);
+}
+
+#[test]
+fn a_commit_or_a_reset_where_the_trunk_is_checked_out_is_blocked() {
+    let commands: Vec<String> = [
+        "git commit -q --allow-empty -m x",
+        "git commit -q --amend -m y",
+        "git merge -q --no-edit other",
+        "git reset -q --hard HEAD~1",
+        "git cherry-pick other",
+        "git revert --no-edit HEAD",
+        "git pull -q --no-rebase --no-edit . other",
+        "git rebase -q other",
+        "git push -q origin",
+        "git push -q origin HEAD",
+        "git push -q -u origin \"$(git branch --show-current)\"",
+        "git branch -m renamed",
+        "git update-ref HEAD other",
+        "git checkout -q -B berth/x other",
+        "git -C . commit -q --allow-empty -m x",
+    ]
+    .map(String::from)
+    .to_vec();
+    every_one_is_a_trunk_write_the_guard_blocks("trunk-here", "berth/x", &commands);
+}
+
+#[test]
+fn the_near_misses_of_trunk_writes_are_allowed_and_leave_the_trunk_alone() {
+    let s = trunk_world("near", "main");
+    std::fs::write(s.linked.join("README.md"), "changed\n").unwrap();
+    let text = include_str!("fixtures/guard/ordinary-work.txt");
+    let misses = fixture_lines(
+        section(text, "# Near misses of issue 14"),
+        &s.primary.display().to_string(),
+        &s.linked.display().to_string(),
+    );
+    assert!(misses.len() >= 30, "{}", misses.len());
+    s.git(&s.linked, &["branch", "berth/old", "main"]);
+    let before = s.tips("main");
+    let mut blocked = Vec::new();
+    for c in &misses {
+        if !s.allows(&s.linked, c) {
+            blocked.push(c.clone());
+        }
+        s.run(&s.linked, c);
+        // A near miss may leave the worktree elsewhere; put it back on its branch.
+        s.run(
+            &s.linked,
+            "git rebase --abort; git merge --abort; git switch -q berth/x",
+        );
+    }
+    assert!(blocked.is_empty(), "blocked: {blocked:#?}");
+    assert_eq!(s.tips("main"), before, "the trunk moved");
+    // They did run: the worktree's own branch reached origin.
+    assert!(s.tips("berth/x").1.is_some());
+}
+
+#[test]
+fn each_hatch_lets_a_trunk_write_through_and_only_at_exactly_one() {
+    for var in ["BERTH_ALLOW_MAIN_WORKTREE", "BERTH_MASTER_SESSION"] {
+        let s = trunk_world(&format!("hatch-{}", var.len()), "main");
+        let c = "git push -q . berth/x:main";
+        let code = |value: &str| {
+            s.guard_with(&s.linked, &["--", c], None, &[(var, value)])
+                .status
+                .code()
+        };
+        assert_eq!(code("true"), Some(2), "{var}=true");
+        assert_eq!(code("1"), Some(0), "{var}=1");
+        let before = s.tips("main");
+        s.run(&s.linked, c);
+        assert_ne!(s.tips("main"), before, "{var}: the trunk did not move");
+    }
+}
+
+#[test]
+fn a_trunk_write_is_blocked_with_the_ship_message_on_real_repositories() {
+    let s = trunk_world("message", "main");
+    let o = s.guard(&s.linked, &["--", "git push origin HEAD:main"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "git berth: blocked: `git push origin HEAD:main` moves the trunk main, which moves only \
+         through `git berth review` and `git berth ship`\n\
+         hint: git berth review approve <name> && git berth ship <name>\n"
+    );
+    // `berth.trunk` names the trunk: the primary's own branch is protected as well.
+    let o = s.guard(&s.linked, &["--", "git branch -f home berth/x"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is protected"));
 }
 
 #[test]

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use probe::Place;
-pub use shell::Effect;
+use shell::names_branch;
+pub use shell::{Effect, Ref};
 
 /// The two escape hatches, as read from the environment (unset is `None`).
 #[derive(Debug, Clone, Default)]
@@ -82,6 +83,9 @@ pub enum Block {
     Settings { path: PathBuf },
     /// It changes configuration every worktree shares.
     SharedConfig { what: String },
+    /// It writes the trunk `trunk`, which only `ship` moves; `what` says how, naming the trunk
+    /// last.
+    Trunk { trunk: String, what: String },
     /// The guard could not find out (unreadable `.git`, bad hook JSON, unreadable shell, ...).
     Failed { what: String },
 }
@@ -112,6 +116,11 @@ impl Block {
                  (the primary checkout is protected)\n\
                  hint: a person sets it, in the primary checkout"
             ),
+            Block::Trunk { what, .. } => format!(
+                "{tool}: blocked: {what}, which moves only through `{tool} review` and \
+                 `{tool} ship`\n\
+                 hint: {tool} review approve <name> && {tool} ship <name>"
+            ),
             Block::Failed { what } => format!(
                 "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{way_out}"
             ),
@@ -135,8 +144,9 @@ pub fn suggested_name() -> String {
 }
 
 /// The seed's decision order, first match wins: each hatch at exactly `1`; the bootstrap
-/// whitelist; then every effect of the action must land outside any primary checkout. `probe`
-/// says where a path lies; `home` expands `~` in the command.
+/// whitelist; then every effect of the action must land outside any primary checkout, and no
+/// git command may write the trunk (or the primary's branch) from anywhere. `probe` says where
+/// a path lies; `home` expands `~` in the command.
 pub fn decide(
     hatches: &Hatches,
     action: &Action,
@@ -179,6 +189,8 @@ pub fn decide_in(
         home: env.home,
         in_primary: None,
         listings: probe::Listings::default(),
+        branches: HashMap::new(),
+        cwd: action.cwd.clone(),
     };
     // The primary of where the agent stands is the one a path may contain.
     match judge.place(&action.cwd) {
@@ -198,6 +210,22 @@ pub fn decide_in(
     }
     for effect in &effects {
         if let Some(block) = judge.effect(effect) {
+            return Decision::Block(block);
+        }
+    }
+    // Then the trunk, only for a command that writes a branch: where it lands is settled, and
+    // a block in the primary keeps its way out.
+    let checked_out: Vec<&str> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ChecksOut(b) => Some(b.as_str()),
+            _ => None,
+        })
+        .collect();
+    for effect in &effects {
+        if let Effect::MovesBranch { dir, branch, by } = effect
+            && let Some(block) = judge.moves(dir, branch, by, &checked_out)
+        {
             return Decision::Block(block);
         }
     }
@@ -252,6 +280,10 @@ struct Judge<'p, 'h> {
     /// The agent stands in this primary checkout: everything must land in linked worktrees.
     in_primary: Option<PathBuf>,
     listings: probe::Listings,
+    /// The protected branches of each checkout git writes branches in, keyed by its root.
+    branches: HashMap<PathBuf, probe::Branches>,
+    /// Where the agent stands.
+    cwd: PathBuf,
 }
 
 impl Judge<'_, '_> {
@@ -275,18 +307,8 @@ impl Judge<'_, '_> {
             Effect::SharedConfig(what) => {
                 return Some(Block::SharedConfig { what: what.clone() });
             }
-            Effect::MovesBranch { branch, by } => {
-                return self.primaries.iter().find_map(|root| {
-                    let checked_out = checked_out_branch(root)?;
-                    (branch == "*" || *branch == checked_out).then(|| Block::Primary {
-                        root: root.clone(),
-                        what: format!(
-                            "`{by}` moves {checked_out}, the branch it has checked out (it moves \
-                             only through review and landing, or by a person)"
-                        ),
-                    })
-                });
-            }
+            // Judged by `moves`, once every place is.
+            Effect::MovesBranch { .. } | Effect::ChecksOut(_) => return None,
             Effect::Runs { dir, program, .. } if program.is_empty() => {
                 (dir, "the command runs there".to_string())
             }
@@ -359,12 +381,85 @@ impl Judge<'_, '_> {
     }
 }
 
-/// The branch a primary checkout has checked out, read from its `.git/HEAD`.
-fn checked_out_branch(root: &Path) -> Option<String> {
-    let head = std::fs::read_to_string(root.join(".git/HEAD")).ok()?;
-    head.trim()
-        .strip_prefix("ref: refs/heads/")
-        .map(str::to_string)
+impl Judge<'_, '_> {
+    /// `by`, working at `dir`, writes `branch`: blocked when that is the trunk of the
+    /// repository there, or the branch its primary checkout has checked out. `checked_out`: the
+    /// branches the same command checks out, where what it commits next may land.
+    fn moves(&mut self, dir: &Path, branch: &Ref, by: &str, checked_out: &[&str]) -> Option<Block> {
+        let failed = |e: std::io::Error| {
+            Some(Block::Failed {
+                what: e.to_string(),
+            })
+        };
+        let mut place = self.place(dir);
+        if matches!(place, Ok(Place::Outside)) && *branch == Ref::Current && !checked_out.is_empty()
+        {
+            // A worktree the command makes (`git worktree add ../t main && cd ../t && git
+            // commit`) is not there yet: its repository is the one the agent stands in.
+            let cwd = self.cwd.clone();
+            place = self.place(&cwd);
+        }
+        let (root, primary) = match place {
+            Ok(Place::Primary { root }) => (root.clone(), Some(root)),
+            Ok(Place::Linked { root, primary }) => (root, primary),
+            // Git finds no branches to write there.
+            Ok(Place::Outside) => return None,
+            Err(e) => return failed(e),
+        };
+        let b = match self.branches.get(&root) {
+            Some(b) => b.clone(),
+            None => match probe::branches(&root) {
+                Ok(b) => {
+                    self.branches.insert(root.clone(), b.clone());
+                    b
+                }
+                Err(e) => return failed(e),
+            },
+        };
+        let trunk = &b.trunk;
+        let on_trunk = |name: &str| names_branch(name, trunk);
+        let trunk_block = |what: String| {
+            Some(Block::Trunk {
+                trunk: trunk.clone(),
+                what,
+            })
+        };
+        match branch {
+            Ref::All => trunk_block(format!(
+                "`{by}` may move every branch, the trunk {trunk} too"
+            )),
+            Ref::Unknown(raw) => trunk_block(format!(
+                "`{by}` writes a branch only the shell knows ({raw}), maybe the trunk {trunk}"
+            )),
+            Ref::Named(name) if on_trunk(name) => {
+                trunk_block(format!("`{by}` moves the trunk {trunk}"))
+            }
+            Ref::Current if b.head.as_deref().is_some_and(on_trunk) => trunk_block(format!(
+                "`{by}` moves the branch checked out in {}, the trunk {trunk}",
+                root.display()
+            )),
+            Ref::Current if checked_out.iter().any(|c| on_trunk(c)) => trunk_block(format!(
+                "`{by}` moves the branch the command checks out, the trunk {trunk}"
+            )),
+            _ => {
+                // The primary checkout's own branch, when the trunk is another one: moved under
+                // it, the primary would look as if it had undone work.
+                let theirs = b.primary_head.as_deref()?;
+                let hit = match branch {
+                    Ref::Named(name) => names_branch(name, theirs),
+                    Ref::Current => b.head.as_deref() == Some(theirs),
+                    _ => false,
+                };
+                hit.then(|| Block::Primary {
+                    root: primary.unwrap_or(root),
+                    what: format!(
+                        "`{by}` moves {theirs}, the branch it has checked out (it moves only \
+                         through review and landing, or by a person)"
+                    ),
+                })
+            }
+        }
+    }
 }
 
 /// A regular file with more than one name: one of them may lie in the primary checkout.
@@ -743,6 +838,99 @@ pub(crate) mod tests {
             })
             .collect();
         assert!(stopped.is_empty(), "blocked:\n{}", stopped.join("\n"));
+    }
+
+    /// The trunk section of the attack corpus: every line after its `# 9.` header.
+    fn trunk_attacks() -> Vec<String> {
+        let text = include_str!("../../tests/fixtures/guard/attacks-from-linked.txt");
+        let section = text.split("\n# 9. ").nth(1).expect("the trunk section");
+        fixture_lines(section.split_once('\n').expect("its lines").1)
+    }
+
+    #[test]
+    fn every_trunk_write_of_the_corpus_is_blocked_as_a_trunk_write_from_a_linked_worktree() {
+        let attacks = trunk_attacks();
+        assert!(attacks.len() >= 50, "{}", attacks.len());
+        let wrong: Vec<String> = attacks
+            .iter()
+            .filter_map(|c| match cmd(c, LINKED) {
+                Decision::Block(Block::Trunk { trunk, .. }) if trunk == "main" => None,
+                other => Some(format!("{c}\n  -> {other:?}")),
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn a_trunk_write_is_blocked_with_ship_as_the_way_and_review_in_the_hint() {
+        let Decision::Block(b) = cmd("git push origin HEAD:main", LINKED) else {
+            panic!("allowed")
+        };
+        assert_eq!(
+            b.message(),
+            "git berth: blocked: `git push origin HEAD:main` moves the trunk main, which moves \
+             only through `git berth review` and `git berth ship`\n\
+             hint: git berth review approve <name> && git berth ship <name>"
+        );
+    }
+
+    #[test]
+    fn each_hatch_opens_a_trunk_write() {
+        for (h, why) in [
+            (
+                Hatches {
+                    allow_main_worktree: Some("1".into()),
+                    master_session: None,
+                },
+                Why::AllowMainWorktree,
+            ),
+            (
+                Hatches {
+                    allow_main_worktree: None,
+                    master_session: Some("1".into()),
+                },
+                Why::MasterSession,
+            ),
+        ] {
+            for c in trunk_attacks() {
+                assert_eq!(
+                    run(&h, &Action::command(&c, LINKED)),
+                    Decision::Allow(why),
+                    "{c}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn ship_and_review_do_not_pass_the_whitelist_in_the_primary_checkout() {
+        for c in [
+            "git berth ship",
+            "git berth ship auth",
+            "git berth ship --all-approved",
+            "git berth review approve auth",
+            "git berth review status",
+        ] {
+            let d = cmd(c, PRIMARY);
+            assert!(
+                matches!(d, Decision::Block(Block::Primary { .. })),
+                "{c}: {d:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_block_in_the_primary_keeps_its_way_out_even_for_a_trunk_write() {
+        let d = cmd("git push origin main", PRIMARY);
+        assert!(matches!(d, Decision::Block(Block::Primary { .. })), "{d:?}");
+    }
+
+    #[test]
+    fn a_branch_write_outside_any_repository_is_not_judged_as_a_trunk_write() {
+        assert_eq!(
+            cmd("git branch -f main HEAD", "/tmp"),
+            Decision::Allow(Why::OutsideOrLinked)
+        );
     }
 
     #[test]

@@ -348,6 +348,100 @@ fn is_missing(e: &io::Error) -> bool {
     )
 }
 
+/// The branches of one checkout that the guard protects, read by hand from its git files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Branches {
+    /// The branch the checkout has checked out; `None` when its HEAD is detached.
+    pub head: Option<String>,
+    /// The branch the repository's primary checkout has checked out (its common dir's HEAD).
+    pub primary_head: Option<String>,
+    /// The trunk, as DESIGN.md says: `berth.trunk`, else the primary checkout's branch, else
+    /// `main`.
+    pub trunk: String,
+}
+
+/// [`Branches`] of the checkout at `root`, a root [`locate`] found: its `.git` (a folder, or a
+/// file naming its admin folder), the admin's `HEAD` and `commondir`, and the common dir's
+/// `HEAD` and `config`. A handful of small reads, done only for a command that may move a
+/// branch. `berth.trunk` is read from the common dir's `config` alone: not from the user's
+/// or the system's config, an `[include]`d file or `git -c`, which would take a repository
+/// open. A checkout whose `.git` is gone has nothing checked out, and git will not run there.
+pub fn branches(root: &Path) -> io::Result<Branches> {
+    let dot_git = root.join(".git");
+    let admin = match fs::metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => dot_git,
+        Ok(_) => admin_of(root, &dot_git)?,
+        Err(e) if is_missing(&e) => {
+            return Ok(Branches {
+                head: None,
+                primary_head: None,
+                trunk: crate::names::DEFAULT_TRUNK.to_string(),
+            });
+        }
+        Err(e) => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot read {}: {e}", dot_git.display()),
+            ));
+        }
+    };
+    let common = match read_admin_file(&admin.join("commondir"), SMALL)? {
+        Some(text) => admin.join(OsStr::from_bytes(first_line(&text))),
+        None => admin.clone(),
+    };
+    let head = head_branch(&admin)?;
+    let primary_head = if common == admin {
+        head.clone()
+    } else {
+        head_branch(&common)?
+    };
+    let config = common.join("config");
+    let configured = match read_admin_file(&config, CONFIG)? {
+        Some(text) => {
+            config_get(&String::from_utf8_lossy(&text), "berth", "trunk").map_err(|()| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("cannot read berth.trunk in {}", config.display()),
+                )
+            })?
+        }
+        None => None,
+    };
+    let trunk = configured
+        .filter(|t| !t.is_empty())
+        .or_else(|| primary_head.clone())
+        .unwrap_or_else(|| crate::names::DEFAULT_TRUNK.to_string());
+    Ok(Branches {
+        head,
+        primary_head,
+        trunk,
+    })
+}
+
+/// The branch `<git dir>/HEAD` names; `None` when it is detached or missing.
+fn head_branch(git_dir: &Path) -> io::Result<Option<String>> {
+    let path = git_dir.join("HEAD");
+    let Some(text) = read_admin_file(&path, SMALL)? else {
+        return Ok(None);
+    };
+    let Some(name) = first_line(&text).strip_prefix(b"ref: refs/heads/") else {
+        return Ok(None);
+    };
+    let name = String::from_utf8_lossy(name.trim_ascii()).into_owned();
+    // A reftable repository keeps its refs in tables this reader does not open; its HEAD file
+    // only says so.
+    if name == ".invalid" {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "{} keeps its branches in a reftable, which the guard cannot read",
+                git_dir.display()
+            ),
+        ));
+    }
+    Ok(Some(name))
+}
+
 /// What a `.git` file turned out to be.
 enum GitFile {
     /// A linked worktree (or submodule) whose admin folder points back at this folder.
@@ -366,23 +460,7 @@ enum GitFile {
 /// must lead to `<dir>`; with no `core.worktree` at all, `<dir>` is the main worktree. A `.git`
 /// file that cannot be read or does not say `gitdir:` is an error: git would refuse it too.
 fn read_git_file(dir: &Path, dot_git: &Path) -> io::Result<GitFile> {
-    let text = read_small(dot_git, SMALL)?;
-    let Some(gitdir) = first_line(&text)
-        .strip_prefix(b"gitdir:")
-        .map(<[u8]>::trim_ascii)
-    else {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} does not name a gitdir", dot_git.display()),
-        ));
-    };
-    if gitdir.is_empty() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} names an empty gitdir", dot_git.display()),
-        ));
-    }
-    let admin = dir.join(OsStr::from_bytes(gitdir));
+    let admin = admin_of(dir, dot_git)?;
     let Some(common) = read_admin_file(&admin.join("commondir"), SMALL)? else {
         return Ok(match read_admin_file(&admin.join("config"), CONFIG)? {
             None => GitFile::Untrusted,
@@ -405,6 +483,28 @@ fn read_git_file(dir: &Path, dot_git: &Path) -> io::Result<GitFile> {
             _ => None,
         },
     })
+}
+
+/// The admin folder a `.git` file names (`gitdir: <admin>`, relative to `dir`, the folder that
+/// holds it).
+fn admin_of(dir: &Path, dot_git: &Path) -> io::Result<PathBuf> {
+    let text = read_small(dot_git, SMALL)?;
+    let Some(gitdir) = first_line(&text)
+        .strip_prefix(b"gitdir:")
+        .map(<[u8]>::trim_ascii)
+    else {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} does not name a gitdir", dot_git.display()),
+        ));
+    };
+    if gitdir.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} names an empty gitdir", dot_git.display()),
+        ));
+    }
+    Ok(dir.join(OsStr::from_bytes(gitdir)))
 }
 
 /// Whether the worktree admin folder `admin` names `<dir>/.git` in its `gitdir` file (absolute,
@@ -432,31 +532,37 @@ fn first_line(text: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The value of `core.worktree` in git config text (the last one wins, as in git), `Ok(None)`
-/// when none is set, `Err` when the text is not config git would read. Only what git writes is
-/// understood: `[core]` headers, `key = value` lines, quotes, escapes and comments; a value
-/// continued over lines, or one set through an `[include]`, is not seen.
+/// The value of `core.worktree` in git config text (see [`config_get`]).
 fn core_worktree(config: &str) -> Result<Option<String>, ()> {
-    let mut in_core = false;
+    config_get(config, "core", "worktree")
+}
+
+/// The value of `<section>.<key>` (a section without a subsection) in git config text, the last
+/// one winning as in git; `Ok(None)` when none is set, `Err` when the text is not config git
+/// would read. Only what git writes is understood: headers, `key = value` lines, quotes,
+/// escapes and comments; a value continued over lines, or one set through an `[include]` (or
+/// in any file but this one), is not seen.
+fn config_get(config: &str, section: &str, key: &str) -> Result<Option<String>, ()> {
+    let mut in_section = false;
     let mut found = None;
     for line in config.lines() {
         let mut rest = line.trim_start();
         if let Some(header) = rest.strip_prefix('[') {
             let (name, after) = header.split_once(']').ok_or(())?;
-            in_core = name.trim().eq_ignore_ascii_case("core");
+            in_section = name.trim().eq_ignore_ascii_case(section);
             rest = after.trim_start();
         }
-        if !in_core || rest.is_empty() || rest.starts_with(['#', ';']) {
+        if !in_section || rest.is_empty() || rest.starts_with(['#', ';']) {
             continue;
         }
         let key_end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
             .unwrap_or(rest.len());
-        let (key, after) = rest.split_at(key_end);
-        if !key.eq_ignore_ascii_case("worktree") {
+        let (name, after) = rest.split_at(key_end);
+        if !name.eq_ignore_ascii_case(key) {
             continue;
         }
-        // `worktree` alone is the boolean form, which git refuses for a path.
+        // A key alone is the boolean form, which git refuses for a path or a branch.
         let value = after.trim_start().strip_prefix('=').ok_or(())?;
         found = Some(config_value(value)?);
     }
@@ -721,6 +827,88 @@ mod tests {
         assert_eq!(core_worktree("[core]\nworktree\n"), Err(()));
         assert_eq!(core_worktree("[core]\nworktree = \"/a\n"), Err(()));
         assert_eq!(core_worktree("[core\nworktree = /a\n"), Err(()));
+    }
+
+    /// A repository laid out as git lays it out: a primary checkout on `primary_head` and a
+    /// linked worktree `linked` (relative paths, as git 2.48 may write them) on `linked_head`.
+    fn repo(
+        s: &Scratch,
+        primary_head: &str,
+        linked_head: &str,
+        config: &str,
+    ) -> (PathBuf, PathBuf) {
+        let primary = s.dir("p");
+        let git = s.dir("p/.git");
+        let admin = s.dir("p/.git/worktrees/l");
+        let linked = s.dir("l");
+        fs::write(git.join("HEAD"), primary_head).unwrap();
+        fs::write(git.join("config"), config).unwrap();
+        fs::write(admin.join("HEAD"), linked_head).unwrap();
+        fs::write(admin.join("commondir"), "../..\n").unwrap();
+        fs::write(
+            admin.join("gitdir"),
+            format!("{}\n", linked.join(".git").display()),
+        )
+        .unwrap();
+        fs::write(linked.join(".git"), "gitdir: ../p/.git/worktrees/l\n").unwrap();
+        (primary, linked)
+    }
+
+    #[test]
+    fn the_trunk_is_berth_trunk_else_the_primarys_branch_else_main() {
+        let s = Scratch::new();
+        let config = "[core]\n\tbare = false\n[berth]\n\tbranchPrefix = b/\n\ttrunk = develop\n";
+        let (primary, linked) = repo(
+            &s,
+            "ref: refs/heads/main\n",
+            "ref: refs/heads/b/x\n",
+            config,
+        );
+        assert_eq!(
+            branches(&linked).unwrap(),
+            Branches {
+                head: Some("b/x".into()),
+                primary_head: Some("main".into()),
+                trunk: "develop".into(),
+            }
+        );
+        assert_eq!(branches(&primary).unwrap().head.as_deref(), Some("main"));
+
+        let s = Scratch::new();
+        let (_, linked) = repo(
+            &s,
+            "ref: refs/heads/master\n",
+            "0123abcd\n",
+            "[berth \"x\"]\ntrunk = no\n",
+        );
+        let b = branches(&linked).unwrap();
+        assert_eq!((b.head, b.trunk), (None, "master".to_string()));
+
+        let s = Scratch::new();
+        let (primary, _) = repo(&s, "0123abcd\n", "ref: refs/heads/main\n", "");
+        assert_eq!(branches(&primary).unwrap().trunk, "main");
+    }
+
+    #[test]
+    fn branches_git_cannot_show_in_files_block_rather_than_guess() {
+        let s = Scratch::new();
+        let (_, linked) = repo(
+            &s,
+            "ref: refs/heads/.invalid\n",
+            "ref: refs/heads/.invalid\n",
+            "",
+        );
+        let e = branches(&linked).unwrap_err();
+        assert!(e.to_string().contains("reftable"), "{e}");
+        let s = Scratch::new();
+        let (primary, _) = repo(
+            &s,
+            "ref: refs/heads/main\n",
+            "x",
+            "[berth]\ntrunk = \"open\n",
+        );
+        let e = branches(&primary).unwrap_err();
+        assert!(e.to_string().contains("berth.trunk"), "{e}");
     }
 
     #[test]

@@ -40,10 +40,55 @@ pub enum Effect {
     GitPlace(PathBuf),
     /// Configuration every worktree shares, which could send git into the primary.
     SharedConfig(String),
-    /// Git moves (or deletes, renames, pushes to) this branch; `*` for every branch.
-    MovesBranch { branch: String, by: String },
+    /// Git, working on the checkout at `dir`, moves (or deletes, renames, pushes to, fetches
+    /// into) `branch`.
+    MovesBranch {
+        dir: PathBuf,
+        branch: Ref,
+        by: String,
+    },
+    /// Git checks this branch out somewhere (`git checkout x`, `git worktree add p x`): what
+    /// the same command commits afterwards may land on it.
+    ChecksOut(String),
     /// A place or program only the running shell knows.
     Unknown(String),
+}
+
+/// A branch a git command writes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ref {
+    /// Named in the command (`main`, `refs/heads/main`, `heads/*`): a refspec's destination, a
+    /// branch to delete, reset or rename.
+    Named(String),
+    /// Every branch (`push --all`, `update-ref --stdin`, `filter-branch`).
+    All,
+    /// The branch checked out where git works (`commit`, `merge`, `reset`, a bare `push`).
+    Current,
+    /// A branch only the running shell knows (`git push origin "$B"`), shown as written.
+    Unknown(String),
+}
+
+/// Does the branch name or refspec pattern `named` (`main`, `heads/main`, `refs/heads/*`)
+/// name the branch `branch`? A pattern holds at most one `*`, as in git's refspecs.
+pub fn names_branch(named: &str, branch: &str) -> bool {
+    let full = |n: &str| -> String {
+        if n.starts_with("refs/") {
+            n.to_string()
+        } else if n.starts_with("heads/") {
+            format!("refs/{n}")
+        } else {
+            format!("refs/heads/{n}")
+        }
+    };
+    let (pattern, target) = (full(named), format!("refs/heads/{branch}"));
+    match pattern.split_once('*') {
+        Some((pre, post)) => {
+            target.len() >= pre.len() + post.len()
+                && target.starts_with(pre)
+                && target.ends_with(post)
+        }
+        None => pattern == target,
+    }
 }
 
 /// What the guard knows of the agent's shell: its home and its `CDPATH`.
@@ -75,6 +120,8 @@ pub fn effects(command: &str, cwd: &Path, env: Env<'_>) -> Result<Vec<Effect>, N
         git_env: false,
         redefines: None,
         written: std::collections::HashMap::new(),
+        cwd: cwd.to_path_buf(),
+        piped: false,
     };
     walk.taint(&toks);
     if let Some(what) = walk.redefines.take() {
@@ -347,6 +394,11 @@ struct Walk<'e> {
     /// Files this command writes, with their text when it is known (`cat > s.sh <<'EOF'`): a
     /// script run later in the same command is judged by that text.
     written: std::collections::HashMap<PathBuf, Option<String>>,
+    /// Where the agent stands: the repository of a worktree berth named (`cd "$(git berth
+    /// path x)"`) is the one found from here.
+    cwd: PathBuf,
+    /// The program being walked is run by `xargs`, which hands it more words.
+    piped: bool,
     /// Something in the command changes what names mean (a function, `hash -p`, `shopt -s
     /// cdable_vars`, `BASH_ENV`): found before the walk, it makes the whole command unknown.
     redefines: Option<String>,
@@ -1226,7 +1278,9 @@ impl Walk<'_> {
                 if p != "git" {
                     self.runs_here(&p, reads);
                 }
+                let piped = std::mem::replace(&mut self.piped, xargs);
                 into = self.program(&p, inner, redirects, pos);
+                self.piped = piped;
                 !reads
             }
             None => {
@@ -1439,8 +1493,11 @@ impl Walk<'_> {
                         if let Some((key, val)) = v.split_once('=')
                             && key.to_ascii_lowercase().starts_with("alias.")
                         {
-                            let text = val.strip_prefix('!').unwrap_or(val);
-                            self.nested_text(text);
+                            // `!text` is shell text; any other alias is more words for git.
+                            match val.strip_prefix('!') {
+                                Some(text) => self.nested_text(text),
+                                None => self.nested_text(&format!("git {val}")),
+                            }
                         }
                         self.named(&v, by);
                     }
@@ -1457,12 +1514,7 @@ impl Walk<'_> {
             self.git_config(args);
         }
         if let Some(v) = verb.as_deref() {
-            for branch in moved_branches(v, args) {
-                self.emit(Effect::MovesBranch {
-                    branch,
-                    by: format!("git {v}"),
-                });
-            }
+            self.branch_effects(v, &rest[i..], &work);
         }
         let program = format!("git {}", verb.as_deref().unwrap_or(""))
             .trim_end()
@@ -1500,6 +1552,46 @@ impl Walk<'_> {
             let saved = std::mem::replace(&mut self.dirs, work.clone());
             self.named(t, by);
             self.dirs = saved;
+        }
+    }
+
+    /// The branches git writes (see [`branch_writes`]), each judged in every place git may
+    /// work: the folders it runs in and the repositories it is pointed at.
+    fn branch_effects(&mut self, verb: &str, from_verb: &[Arg], work: &[Dir]) {
+        let writes = branch_writes(verb, &from_verb[1..], self.piped);
+        if let Some(b) = writes.checks_out {
+            self.emit(Effect::ChecksOut(b));
+        }
+        if writes.refs.is_empty() {
+            return;
+        }
+        let by = short(&format!("git {}", raw_of(from_verb)).replace('\n', " "));
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for d in work {
+            match d {
+                Dir::Path(p) => dirs.push(p.clone()),
+                // berth gave that worktree a branch of its own: only a branch named in the
+                // command can be the trunk, and the trunk is the agent's repository's.
+                Dir::Berth(_) => dirs.push(self.cwd.clone()),
+            }
+        }
+        let places = self.effects.iter().filter_map(|e| match e {
+            Effect::GitPlace(p) => Some(p.clone()),
+            _ => None,
+        });
+        dirs.extend(places.collect::<Vec<_>>());
+        let berth_only = work.iter().all(|d| matches!(d, Dir::Berth(_)));
+        for branch in writes.refs {
+            if branch == Ref::Current && berth_only {
+                continue;
+            }
+            for dir in &dirs {
+                self.emit(Effect::MovesBranch {
+                    dir: dir.clone(),
+                    branch: branch.clone(),
+                    by: by.clone(),
+                });
+            }
         }
     }
 
@@ -2034,54 +2126,350 @@ impl Walk<'_> {
     }
 }
 
-/// The branches a git command moves by name (deletes, renames, force-resets, pushes to,
-/// fetches into, or checks out where another worktree has them); `*` for all of them.
-fn moved_branches(verb: &str, args: &[Arg]) -> Vec<String> {
-    let texts: Vec<&str> = args.iter().filter_map(|a| a.text.as_deref()).collect();
-    let has = |flags: &[&str]| texts.iter().any(|t| flags.contains(t));
-    let operands: Vec<&str> = texts
-        .iter()
-        .copied()
-        .filter(|t| !t.starts_with('-'))
-        .collect();
-    let names = |list: &[&str]| -> Vec<String> {
-        list.iter()
-            .map(|t| {
-                let t = t.trim_start_matches('+');
-                t.strip_prefix("refs/heads/").unwrap_or(t).to_string()
-            })
-            .collect()
-    };
-    match verb {
-        "update-ref" if has(&["--stdin"]) => vec!["*".into()],
-        "update-ref" => names(&operands[..operands.len().min(1)]),
-        "branch"
-            if has(&[
-                "-f", "--force", "-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
-            ]) =>
-        {
-            names(&operands)
+/// A word of a git command as a branch may be named: its text, or its raw form when only the
+/// shell knows it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GitWord<'a> {
+    Known(&'a str),
+    Shell(&'a str),
+}
+
+impl<'a> GitWord<'a> {
+    fn of(a: &'a Arg<'_>) -> GitWord<'a> {
+        match a.text.as_deref() {
+            Some(t) => GitWord::Known(t),
+            None => GitWord::Shell(a.raw()),
         }
-        "switch" | "checkout" if has(&["--ignore-other-worktrees", "-B", "-C"]) => names(&operands),
-        "worktree" if operands.first() == Some(&"add") && has(&["-f", "--force", "-B"]) => {
-            names(&operands[1..])
-        }
-        "push" if has(&["--all", "--mirror", "--branches"]) => vec!["*".into()],
-        "push" => names(
-            &operands
-                .iter()
-                .skip(1)
-                .map(|r| r.rsplit(':').next().unwrap_or(r))
-                .collect::<Vec<_>>(),
-        ),
-        "fetch" => names(
-            &operands
-                .iter()
-                .filter_map(|r| r.split_once(':').map(|(_, dst)| dst))
-                .collect::<Vec<_>>(),
-        ),
-        _ => Vec::new(),
     }
+
+    /// The branch this word names: `HEAD` (and what prints the current branch) is the one
+    /// checked out, a leading `+` (force) is not part of the name.
+    fn branch(self) -> Ref {
+        match self {
+            GitWord::Known("HEAD" | "@") => Ref::Current,
+            GitWord::Known(t) => Ref::Named(t.trim_start_matches('+').to_string()),
+            GitWord::Shell(raw) if prints_current_branch(raw) => Ref::Current,
+            GitWord::Shell(raw) => Ref::Unknown(raw.to_string()),
+        }
+    }
+
+    fn text(self) -> Option<&'a str> {
+        match self {
+            GitWord::Known(t) => Some(t),
+            GitWord::Shell(_) => None,
+        }
+    }
+}
+
+/// `"$(git branch --show-current)"` and its kin: the branch checked out where it runs.
+fn prints_current_branch(raw: &str) -> bool {
+    let inner = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    matches!(
+        inner,
+        "$(git branch --show-current)"
+            | "$(git rev-parse --abbrev-ref HEAD)"
+            | "$(git symbolic-ref --short HEAD)"
+    )
+}
+
+/// A git command's words after its verb, read as git's option parser reads them.
+#[derive(Default)]
+struct GitWords<'a> {
+    /// Options without a value, one per letter of a bundle (`-fd` is `-f` and `-d`).
+    flags: Vec<String>,
+    /// Options that take a value, with it (given apart or glued on).
+    values: Vec<(String, Option<GitWord<'a>>)>,
+    operands: Vec<GitWord<'a>>,
+    /// A `--` came before the operands after it.
+    dashdash: bool,
+}
+
+impl<'a> GitWords<'a> {
+    /// Reads `args`; the options in `takes_value` take the word after them (or what is glued
+    /// on). A word only the shell knows is an operand.
+    fn read(args: &'a [Arg<'_>], takes_value: &[&str]) -> GitWords<'a> {
+        let mut out = GitWords::default();
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            i += 1;
+            let w = GitWord::of(a);
+            let t = match w {
+                GitWord::Known(t) if !out.dashdash && t.starts_with('-') && t != "-" => t,
+                _ => {
+                    out.operands.push(w);
+                    continue;
+                }
+            };
+            if t == "--" {
+                out.dashdash = true;
+                continue;
+            }
+            let mut take = |opt: &str, glued: &'a str, out: &mut GitWords<'a>| {
+                let v = if glued.is_empty() {
+                    i += 1;
+                    args.get(i - 1).map(GitWord::of)
+                } else {
+                    Some(GitWord::Known(glued))
+                };
+                out.values.push((opt.to_string(), v));
+            };
+            if t.starts_with("--") {
+                let (opt, glued) = split_option(t);
+                if takes_value.contains(&opt) {
+                    take(opt, glued.unwrap_or(""), &mut out);
+                } else {
+                    out.flags.push(opt.to_string());
+                }
+                continue;
+            }
+            // A bundle of short options: the first that takes a value takes the rest of the
+            // word, or the next word.
+            for (at, c) in t.char_indices().skip(1) {
+                let opt = format!("-{c}");
+                if takes_value.contains(&opt.as_str()) {
+                    take(&opt, &t[at + c.len_utf8()..], &mut out);
+                    break;
+                }
+                out.flags.push(opt);
+            }
+        }
+        out
+    }
+
+    fn has(&self, flags: &[&str]) -> bool {
+        self.flags.iter().any(|f| flags.contains(&f.as_str()))
+    }
+
+    /// The value of the last of `opts` given (`Some(None)`: given, with no word after it).
+    fn value(&self, opts: &[&str]) -> Option<Option<GitWord<'a>>> {
+        self.values
+            .iter()
+            .rev()
+            .find(|(o, _)| opts.contains(&o.as_str()))
+            .map(|(_, v)| *v)
+    }
+}
+
+/// What a git command may do to branches.
+#[derive(Default, Debug, PartialEq, Eq)]
+struct BranchWrites {
+    refs: Vec<Ref>,
+    checks_out: Option<String>,
+}
+
+/// The verbs that make a commit on, or reset, the branch checked out where they run.
+const GIT_MOVES_CURRENT: &[&str] = &[
+    "commit",
+    "merge",
+    "reset",
+    "cherry-pick",
+    "revert",
+    "am",
+    "pull",
+];
+
+/// The branches a git command writes, read from its words: by name (deletes, renames,
+/// force-resets, pushes to, fetches into), all of them, the one checked out where it runs, or
+/// ones only the shell knows. `piped`: `xargs` hands it more words, which may name any branch.
+fn branch_writes(verb: &str, args: &[Arg], piped: bool) -> BranchWrites {
+    let mut out = BranchWrites::default();
+    let words = |takes_value: &[&str]| GitWords::read(args, takes_value);
+    let named = |ws: &[GitWord]| -> Vec<Ref> { ws.iter().map(|w| w.branch()).collect() };
+    match verb {
+        "push" | "send-pack" => {
+            let w = words(&["-o", "--push-option", "--repo", "--receive-pack", "--exec"]);
+            if w.has(&["--all", "--mirror", "--branches"]) {
+                out.refs.push(Ref::All);
+            }
+            let specs = w.operands.get(1..).unwrap_or_default();
+            if specs.is_empty() {
+                // What `push.default` pushes: the branch checked out, to its upstream.
+                out.refs.push(Ref::Current);
+            }
+            let deletes = w.has(&["-d", "--delete"]);
+            for spec in specs {
+                // `src:dst` writes dst; `src` alone writes the branch of that name.
+                let dst = match *spec {
+                    GitWord::Known(t) if !deletes => {
+                        let t = t.trim_start_matches('+');
+                        match t.split_once(':') {
+                            Some((_, dst)) if !dst.is_empty() => GitWord::Known(dst),
+                            Some((src, _)) => GitWord::Known(src),
+                            None => GitWord::Known(t),
+                        }
+                    }
+                    other => other,
+                };
+                // `^ref` excludes; it writes nothing.
+                if dst.text().is_none_or(|t| !t.starts_with('^')) {
+                    out.refs.push(dst.branch());
+                }
+            }
+        }
+        "fetch" | "pull" => {
+            let w = words(&[
+                "-o",
+                "--server-option",
+                "--depth",
+                "--deepen",
+                "--shallow-since",
+                "--shallow-exclude",
+                "-j",
+                "--jobs",
+                "--upload-pack",
+                "--negotiation-tip",
+                "--refmap",
+                "--filter",
+                "--recurse-submodules-default",
+                "--submodule-prefix",
+                "-s",
+                "--strategy",
+                "-X",
+                "--strategy-option",
+            ]);
+            // With `--all` or `--multiple` every operand is a remote.
+            if !w.has(&["--all", "--multiple"]) {
+                for spec in w.operands.get(1..).unwrap_or_default() {
+                    match *spec {
+                        GitWord::Known(t) => {
+                            if let Some((_, dst)) = t.split_once(':')
+                                && !dst.is_empty()
+                            {
+                                out.refs.push(GitWord::Known(dst).branch());
+                            }
+                        }
+                        other => out.refs.push(other.branch()),
+                    }
+                }
+            }
+            if verb == "pull" {
+                out.refs.push(Ref::Current);
+            }
+        }
+        "update-ref" => {
+            let w = words(&["-m"]);
+            if w.has(&["--stdin"]) {
+                out.refs.push(Ref::All);
+            } else if let Some(r) = w.operands.first() {
+                match (r.branch(), w.has(&["--no-deref"])) {
+                    (Ref::Current, true) => {}
+                    (b, _) => out.refs.push(b),
+                }
+            }
+        }
+        "branch" => {
+            let w = words(&[
+                "-u",
+                "--set-upstream-to",
+                "--contains",
+                "--no-contains",
+                "--merged",
+                "--no-merged",
+                "--points-at",
+                "--format",
+                "--sort",
+            ]);
+            let ops = &w.operands;
+            if w.has(&["-d", "-D", "--delete"]) {
+                out.refs.extend(named(ops));
+            } else if w.has(&["-m", "-M", "--move"]) {
+                // One name renames the branch checked out to it.
+                if ops.len() == 1 {
+                    out.refs.push(Ref::Current);
+                }
+                out.refs.extend(named(ops));
+            } else if w.has(&["-c", "-C", "--copy"]) {
+                out.refs.extend(ops.last().map(|w| w.branch()));
+            } else if w.has(&["-f", "--force"]) {
+                out.refs.extend(ops.first().map(|w| w.branch()));
+            }
+            if piped && !out.refs.is_empty() {
+                out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
+            }
+        }
+        "checkout" | "switch" => {
+            let w = words(&["-b", "-B", "-c", "-C", "--orphan", "--conflict"]);
+            if let Some(v) = w.value(&["-B", "-C"]) {
+                out.refs
+                    .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
+            } else if w.has(&["--ignore-other-worktrees"]) {
+                out.refs.extend(w.operands.first().map(|w| w.branch()));
+            }
+            out.checks_out = match w.value(&["-b", "-B", "-c", "-C", "--orphan"]) {
+                Some(v) => v.and_then(GitWord::text).map(str::to_string),
+                None if !w.dashdash && w.operands.len() == 1 && !w.has(&["-d", "--detach"]) => {
+                    w.operands[0].text().map(str::to_string)
+                }
+                None => None,
+            };
+        }
+        "worktree" => {
+            let w = words(&["-b", "-B", "--reason"]);
+            if w.operands.first() == Some(&GitWord::Known("add")) {
+                let commit = w.operands.get(2).copied();
+                if let Some(v) = w.value(&["-B"]) {
+                    out.refs
+                        .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
+                } else if let Some(v) = w.value(&["-b"]) {
+                    out.checks_out = v.and_then(GitWord::text).map(str::to_string);
+                } else if let Some(c) = commit
+                    && !w.has(&["-d", "--detach"])
+                {
+                    if w.has(&["-f", "--force"]) {
+                        out.refs.push(c.branch());
+                    }
+                    out.checks_out = c.text().map(str::to_string);
+                }
+            }
+        }
+        "rebase" => {
+            let w = words(&[
+                "--onto",
+                "-s",
+                "--strategy",
+                "-X",
+                "--strategy-option",
+                "-x",
+                "--exec",
+            ]);
+            // `--update-refs` moves whatever branches point into what it rebases.
+            if w.has(&["--update-refs"]) {
+                out.refs.push(Ref::All);
+            }
+            let branch = if w.has(&["--root"]) {
+                w.operands.first()
+            } else {
+                w.operands.get(1)
+            };
+            out.refs.push(branch.map_or(Ref::Current, |b| b.branch()));
+        }
+        "symbolic-ref" => {
+            let w = words(&["-m"]);
+            if !w.has(&["-d", "--delete"])
+                && let [name, target] = w.operands[..]
+            {
+                match name {
+                    GitWord::Known("HEAD") => {
+                        out.checks_out = target
+                            .text()
+                            .map(|t| t.strip_prefix("refs/heads/").unwrap_or(t).to_string());
+                    }
+                    other => out.refs.push(other.branch()),
+                }
+            }
+        }
+        // They rewrite any branch their text or stream names.
+        "filter-branch" | "filter-repo" | "fast-import" => out.refs.push(Ref::All),
+        v if GIT_MOVES_CURRENT.contains(&v) => out.refs.push(Ref::Current),
+        _ => {}
+    }
+    if piped && matches!(verb, "push" | "fetch" | "pull" | "update-ref" | "rebase") {
+        out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -2217,6 +2605,158 @@ mod tests {
         assert!(berth_worktree("\"$(git berth remove x)\"").is_none());
         assert!(berth_worktree("\"$(git berth path x; rm -rf /)\"").is_none());
         assert!(fx("cd \"$(git berth add x)\"").is_empty());
+    }
+
+    /// The branches `git <words>` writes, and the one it checks out.
+    fn branch_fx(words: &str) -> (Vec<Ref>, Option<String>) {
+        let mut found = Vec::new();
+        let mut checks_out = None;
+        for e in fx(&format!("git {words}")) {
+            match e {
+                Effect::MovesBranch { dir, branch, .. } => {
+                    assert_eq!(dir, Path::new("/w"));
+                    found.push(branch);
+                }
+                Effect::ChecksOut(b) => checks_out = Some(b),
+                _ => {}
+            }
+        }
+        (found, checks_out)
+    }
+
+    fn named(n: &str) -> Ref {
+        Ref::Named(n.into())
+    }
+
+    #[test]
+    fn git_names_the_branches_it_writes_as_its_option_parser_reads_them() {
+        for (words, refs) in [
+            ("push origin main", vec![named("main")]),
+            ("push origin", vec![Ref::Current]),
+            ("push", vec![Ref::Current]),
+            ("push -u origin HEAD", vec![Ref::Current]),
+            ("push -o ci.skip origin", vec![Ref::Current]),
+            ("push origin +a:b c ^d", vec![named("b"), named("c")]),
+            ("push origin a:", vec![named("a")]),
+            ("push --all origin", vec![Ref::All, Ref::Current]),
+            ("push origin --delete x", vec![named("x")]),
+            ("fetch origin main", vec![]),
+            ("fetch --depth 1 origin a:b", vec![named("b")]),
+            ("fetch --all a:b", vec![]),
+            ("pull . a:b", vec![named("b"), Ref::Current]),
+            (
+                "update-ref -m why refs/heads/a HEAD",
+                vec![named("refs/heads/a")],
+            ),
+            ("update-ref HEAD x", vec![Ref::Current]),
+            ("update-ref --no-deref HEAD x", vec![]),
+            ("update-ref --stdin", vec![Ref::All]),
+            ("branch -f a b", vec![named("a")]),
+            ("branch -Df a b", vec![named("a"), named("b")]),
+            ("branch -m new", vec![Ref::Current, named("new")]),
+            ("branch -c a b", vec![named("b")]),
+            ("branch a b", vec![]),
+            ("branch -u origin/a a", vec![]),
+            ("checkout -B a b", vec![named("a")]),
+            ("checkout -Ba", vec![named("a")]),
+            ("switch -fC a", vec![named("a")]),
+            ("worktree add -B a ../p", vec![named("a")]),
+            ("worktree add -f ../p a", vec![named("a")]),
+            ("worktree add -f -b n ../p a", vec![]),
+            ("rebase a", vec![Ref::Current]),
+            ("rebase a b", vec![named("b")]),
+            ("rebase --onto a b c", vec![named("c")]),
+            ("rebase -x 'make test' a", vec![Ref::Current]),
+            ("rebase --root a", vec![named("a")]),
+            ("rebase --update-refs a", vec![Ref::All, Ref::Current]),
+            (
+                "symbolic-ref refs/heads/a refs/heads/b",
+                vec![named("refs/heads/a")],
+            ),
+            ("commit -m x", vec![Ref::Current]),
+            ("reset --hard", vec![Ref::Current]),
+            ("filter-branch -- --all", vec![Ref::All]),
+            ("log main", vec![]),
+            ("stash", vec![]),
+            ("tag -f main", vec![]),
+        ] {
+            assert_eq!(branch_fx(words).0, refs, "git {words}");
+        }
+    }
+
+    #[test]
+    fn git_says_which_branch_it_checks_out() {
+        for (words, out) in [
+            ("checkout main", Some("main")),
+            ("switch -c n main", Some("n")),
+            ("checkout main -- a", None),
+            ("checkout main a", None),
+            ("switch --detach main", None),
+            ("worktree add ../p main", Some("main")),
+            ("worktree add -b n ../p main", Some("n")),
+            ("worktree add --detach ../p main", None),
+            ("symbolic-ref HEAD refs/heads/main", Some("main")),
+        ] {
+            assert_eq!(branch_fx(words).1.as_deref(), out, "git {words}");
+        }
+    }
+
+    #[test]
+    fn a_branch_only_the_shell_knows_is_unknown_unless_it_is_the_current_one() {
+        assert_eq!(
+            branch_fx("push origin \"$B\"").0,
+            vec![Ref::Unknown("\"$B\"".into())]
+        );
+        assert_eq!(
+            branch_fx("push -u origin \"$(git branch --show-current)\"").0,
+            vec![Ref::Current]
+        );
+        let piped = fx("echo main | xargs git push origin");
+        assert!(
+            piped.iter().any(|e| matches!(
+                e,
+                Effect::MovesBranch {
+                    branch: Ref::Unknown(_),
+                    ..
+                }
+            )),
+            "{piped:?}"
+        );
+    }
+
+    #[test]
+    fn a_refspec_pattern_names_the_branches_it_matches() {
+        for (named, yes) in [
+            ("main", true),
+            ("heads/main", true),
+            ("refs/heads/main", true),
+            ("refs/heads/*", true),
+            ("refs/*", true),
+            ("refs/heads/ma*", true),
+            ("*", true),
+            ("refs/heads/m*x", false),
+            ("refs/remotes/origin/main", false),
+            ("refs/for/main", false),
+            ("mainline", false),
+            ("berth/main", false),
+        ] {
+            assert_eq!(names_branch(named, "main"), yes, "{named}");
+        }
+    }
+
+    #[test]
+    fn git_pointed_elsewhere_writes_branches_there_too() {
+        let e = fx("git -C /a --git-dir=/b/.git branch -D main");
+        for dir in ["/a", "/b/.git"] {
+            assert!(
+                e.contains(&Effect::MovesBranch {
+                    dir: dir.into(),
+                    branch: named("main"),
+                    by: "git branch -D main".into(),
+                }),
+                "{dir}: {e:?}"
+            );
+        }
     }
 
     #[test]
