@@ -12,9 +12,10 @@ use crate::guard::{Block, Decision, Hatches, Why, decide_in, probe};
 ///
 /// The trunk guard. Agent runtimes run it before every tool call (`git berth init` wires it in),
 /// and it decides from the call and the file system alone: whatever would write in the primary
-/// checkout, or move or delete the branch it has checked out, is blocked (exit 2, the reason and
-/// the way out on stderr); everything else is allowed (exit 0, nothing printed). Any failure on
-/// the way, a crash or three seconds without an answer, is a block too.
+/// checkout is blocked, and so is, from any worktree, a git command that writes the trunk or
+/// pushes to it: only `git berth ship` moves the trunk, after `git berth review`. A block exits
+/// 2 with the reason and the way out on stderr; everything else is allowed (exit 0, nothing
+/// printed). Any failure on the way, a crash or three seconds without an answer, is a block too.
 ///
 /// Try it by hand: `git berth guard -- rm -rf src` in the primary checkout is blocked, and the same
 /// in a linked worktree is allowed. `BERTH_ALLOW_MAIN_WORKTREE=1` (a person working in the primary)
