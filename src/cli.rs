@@ -60,6 +60,10 @@ pub enum Command {
     Review(commands::review::ReviewArgs),
     /// Forget worktrees whose folder is gone and drop git's stale admin entries
     Prune(commands::prune::PruneArgs),
+    /// Land approved worktrees on the trunk, each gated on its merged result
+    Ship(commands::ship::ShipArgs),
+    /// Show every landing ship made
+    Log(commands::log::LogArgs),
     /// Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)
     Setup(commands::setup::SetupArgs),
     /// Write the worktree hooks (setup, teardown, ports), or show those in force
@@ -168,6 +172,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             context(cli).and_then(|ctx| commands::review::run(&ctx, args, out))
         }
         Command::Prune(args) => context(cli).and_then(|ctx| commands::prune::run(&ctx, args, out)),
+        Command::Ship(args) => context(cli).and_then(|ctx| commands::ship::run(&ctx, args, out)),
+        Command::Log(args) => context(cli).and_then(|ctx| commands::log::run(&ctx, args, out)),
         Command::Claim(args) => context(cli).and_then(|ctx| commands::claim::run(&ctx, args, out)),
         Command::Setup(args) => context(cli).and_then(|ctx| commands::setup::run(&ctx, args, out)),
         Command::Install(args) => {

@@ -16,6 +16,7 @@ pub mod install;
 pub mod layer1;
 pub mod layer2;
 pub mod list;
+pub mod log;
 pub mod master;
 pub mod path;
 pub mod prune;
@@ -25,6 +26,7 @@ pub mod respawn;
 pub mod review;
 pub mod send;
 pub mod setup;
+pub mod ship;
 pub mod spawn;
 pub mod trust;
 

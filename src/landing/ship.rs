@@ -366,7 +366,12 @@ fn try_land(
             &message,
             !request.dry_run,
         )?;
-        let candidate = accept(ctx, name, branch, trunk, request.strategy, built, outcome)?;
+        if let Built::Conflicts(files) = &built
+            && !request.dry_run
+        {
+            tell_agent_of_conflicts(ctx, name, &record.path, trunk, files);
+        }
+        let candidate = accept(name, branch, trunk, request.strategy, built, outcome)?;
         outcome.old_tip = Some(tip.to_string());
         outcome.new_tip = Some(candidate.to_string());
         if request.dry_run {
@@ -522,7 +527,6 @@ pub fn squash_message(branch: &str, subjects: &[String]) -> String {
 
 /// The candidate's commit, or the refusal for what building it found.
 fn accept(
-    ctx: &Context,
     name: &str,
     branch: &str,
     trunk: &str,
@@ -534,7 +538,6 @@ fn accept(
         Built::Commit(id) => Ok(id),
         Built::Conflicts(files) => {
             outcome.conflicts = files.clone();
-            tell_agent_of_conflicts(ctx, name, trunk, &files);
             Err(refuse_with_hint(
                 format!(
                     "worktree '{name}' conflicts with {trunk} in {}",
@@ -563,10 +566,32 @@ fn accept(
     }
 }
 
-/// Tell a live agent berth launched in worktree `name` which files conflict with what landed on
-/// the trunk. The orchestrator, which would deliver it, is not in this build yet (issue 14): the
-/// refusal on stderr and in `--json` is all that is said for now.
-pub fn tell_agent_of_conflicts(_ctx: &Context, _name: &str, _trunk: &str, _files: &[String]) {}
+/// Tell the live agents berth launched in worktree `name` (at `path`) which files conflict with
+/// what is on the trunk. Best effort: the refusal itself is on stderr and in `--json` anyway.
+pub fn tell_agent_of_conflicts(
+    ctx: &Context,
+    name: &str,
+    path: &std::path::Path,
+    trunk: &str,
+    files: &[String],
+) {
+    let text = format!(
+        "{}: your branch in worktree '{name}' conflicts with {trunk} in {}; it was not landed. \
+         Merge {trunk} into your branch, resolve those files, commit, and ask for a review again.",
+        names::TOOL,
+        files.join(", ")
+    );
+    match crate::orchestrator::agents::tell_worktree(ctx, path, &text) {
+        Ok(told) if !told.is_empty() => {
+            eprintln!("told agent {} which files conflict", told.join(", "));
+        }
+        Ok(_) => {}
+        Err(err) => crate::error::warn(format_args!(
+            "could not tell the agents in '{name}' about the conflict: {}",
+            crate::error::render(&err).0
+        )),
+    }
+}
 
 /// Run the gate on `candidate` in a scratch worktree brought up like any other, removed after
 /// either way. `passed` or `none`; a failure is a refusal naming the log.
