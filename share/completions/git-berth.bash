@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release path remove rm clean collect prune setup install trust guard init hook completions help"
+	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send agents feat help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -21,11 +21,24 @@ _git_berth ()
 	add,--base) __git_complete_refs --cur="$value"; return ;;
 	add,--branch) __git_complete_refs --cur="$value"; return ;;
 	list,--status|ls,--status) __gitcomp "available claimed stale" "" "$value"; return ;;
+	ship,--strategy) __gitcomp "squash merge ff" "" "$value"; return ;;
+	ship,--gate) :; return ;;
 	install,--setup) :; return ;;
 	install,--teardown) :; return ;;
 	install,--ports) :; return ;;
+	install,--gate) :; return ;;
 	guard,--runtime) __gitcomp "claude codex gemini cursor copilot opencode pi" "" "$value"; return ;;
 	init,--runtime) :; return ;;
+	layer1,--prompt) :; return ;;
+	layer1,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
+	layer2,--prompt) :; return ;;
+	layer2,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
+	spawn,--worktree) :; return ;;
+	spawn,--runtime) :; return ;;
+	spawn,--prompt) :; return ;;
+	spawn,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
+	respawn,--worktree) :; return ;;
+	feat,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	*,--*) case "$cur" in --*=*) return ;; esac ;;
 	esac
 
@@ -40,22 +53,38 @@ _git_berth ()
 	remove,--*|rm,--*) __gitcomp "--force --delete-branch --json --session= --help" ;;
 	clean,--*) __gitcomp "--dry-run --delete-branch --json --session= --help" ;;
 	collect,--*) __gitcomp "--json --session= --help" ;;
+	review,--*) __gitcomp "--session= --help" ;;
 	prune,--*) __gitcomp "--dry-run --json --session= --help" ;;
+	ship,--*) __gitcomp "--all-approved --strategy= --gate= --keep --dry-run --push --history --json --session= --help" ;;
+	log,--*) __gitcomp "--json --session= --help" ;;
 	setup,--*) __gitcomp "--json --session= --help" ;;
-	install,--*) __gitcomp "--setup= --teardown= --ports= --local --json --session= --help" ;;
+	install,--*) __gitcomp "--setup= --teardown= --ports= --gate= --local --json --session= --help" ;;
 	trust,--*) __gitcomp "--show --json --session= --help" ;;
 	guard,--*) __gitcomp "--runtime= --session= --help" ;;
 	init,--*) __gitcomp "--runtime= --worktrees --with-orchestrator --force --uninstall --session= --help" ;;
 	hook,--*) __gitcomp "--session= --help" ;;
 	completions,--*) __gitcomp "--session= --help" ;;
+	master,--*) __gitcomp "--session= --help" ;;
+	layer1,--*) __gitcomp "--prompt= --backend= --here --json --session= --help" ;;
+	layer2,--*) __gitcomp "--prompt= --backend= --here --json --session= --help" ;;
+	spawn,--*) __gitcomp "--worktree= --runtime= --prompt= --backend= --here --json --session= --help" ;;
+	respawn,--*) __gitcomp "--worktree= --json --session= --help" ;;
+	send,--*) __gitcomp "--session= --help" ;;
+	agents,--*) __gitcomp "--json --session= --help" ;;
+	feat,--*) __gitcomp "--backend= --json --session= --help" ;;
 	help,--*) __gitcomp "--session= --help" ;;
 	claim,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	release,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	path,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	remove,*|rm,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+	review,*) __gitcomp "approve reject status" ;;
+	ship,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	setup,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	hook,*) __gitcomp "worktree-create worktree-remove" ;;
 	completions,*) __gitcomp "bash zsh fish" ;;
+	layer1,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+	layer2,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+	spawn,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	help,*) __gitcomp "$commands" ;;
 	esac
 }

@@ -37,7 +37,10 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "remove" -d 'Rem
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "rm" -d 'Remove worktrees that hold no uncommitted or unmerged work'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "clean" -d 'Remove every worktree that is clean, merged and not claimed; say why each other stays'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "collect" -d 'The merge-back overview: commits, dirty, unpushed, clean merge, shared files'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "review" -d 'Approve or reject a worktree\'s head, or show where reviews stand'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "prune" -d 'Forget worktrees whose folder is gone and drop git\'s stale admin entries'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ship" -d 'Land approved worktrees on the trunk, each gated on its merged result'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "log" -d 'Show every landing ship made'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "setup" -d 'Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "install" -d 'Write the worktree hooks (setup, teardown, ports), or show those in force'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "trust" -d 'Trust this checkout\'s setup and teardown hooks so they may run'
@@ -45,6 +48,14 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "guard" -d 'Deci
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "init" -d 'Wire the guard into a repository for each agent runtime'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "hook" -d 'Serve an agent runtime\'s worktree hooks (Claude Code\'s WorktreeCreate / WorktreeRemove)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "completions" -d 'Print the completion script for bash, zsh or fish'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "master" -d 'Start the master agent (layer 0) in the primary checkout, hatches open'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "layer1" -d 'Dispatch an agent into a new tab and a worktree of its own (from the master)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "layer2" -d 'Split a layer-1 agent\'s tab and launch a helper in its worktree (from a layer-1 agent)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "spawn" -d 'Launch a named agent in a tab of its own; agents of one --worktree group share it'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "respawn" -d 'Stop an agent gracefully and start it again, here or in another worktree'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "send" -d 'Type text into an agent\'s pane, then Enter'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "agents" -d 'Show every agent berth launched here: layer, runtime, pane, alive or gone'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "feat" -d 'Open a change: a worktree on feat/<branch>, with a shell tab there'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "help" -d 'Print a command\'s help, or with no command the list of commands'
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l base -d 'Commit or branch the new branch starts from [default: HEAD of the worktree you are in]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l branch -d 'Check out this existing branch instead of creating <berth.branchPrefix><name>' -r
@@ -59,7 +70,7 @@ stale\t''"
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
-complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l full -d 'Add each worktree\'s port block, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l full -d 'Add each worktree\'s port block, review, last commit and whether its work has landed on the trunk'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l status -d 'Show only worktrees in this state (the one you stand in is always shown)' -r -f -a "available\t''
@@ -68,7 +79,7 @@ stale\t''"
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
-complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l full -d 'Add each worktree\'s port block, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l full -d 'Add each worktree\'s port block, review, last commit and whether its work has landed on the trunk'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
@@ -97,16 +108,48 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s h -l help 
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk": ..., "worktrees": [...], "conflicts": [...]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -f -a "approve" -d 'Approve a worktree\'s head commit, so that it may land'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -f -a "reject" -d 'Reject a worktree\'s head commit, saying why'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -f -a "status" -d 'Show the review of every worktree, or of one'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -l note -d 'What you checked, kept with the verdict' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -l json -d 'Print the verdict written as a JSON object'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -l note -d 'Why, for the author to act on' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -l json -d 'Print the verdict written as a JSON object'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -l json -d 'Print JSON: {"reviews": [...]}, one object per worktree'
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s n -l dry-run -d 'Say what would be pruned, change nothing'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin": [...], "forget": [...], "free": [...], "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l strategy -d 'How the branch lands: one new commit (squash), a merge commit, or a fast-forward' -r -f -a "squash\t''
+merge\t''
+ff\t''"
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l gate -d 'Command that must pass on the merged result first [default: git config berth.gate, else the gate hook from `install --gate`]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l all-approved -d 'Land every approved worktree, those that overlap no other first'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l keep -d 'Keep the worktree, its branch and its ports after it landed'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l dry-run -d 'Print what would land, in which order, and the conflicts forecast; change nothing'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l push -d 'Then push the trunk to its remote (with the git program)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l history -d 'Print the landing log instead (as `git berth log`)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l json -d 'Print JSON: {"trunk", "dry_run", "order", "forecast", "worktrees": [...], "landed", "refused"}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand log" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand log" -l json -d 'Print JSON: {"landings": [{"worktree", "branch", "trunk", "old_tip", "new_tip", "strategy", "reviewer", "gate", "time"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand log" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -l json -d 'Print JSON: {"name", "path", "branch", "setup", "ports"}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l setup -d 'Command the setup hook runs in each new worktree' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l teardown -d 'Command the teardown hook runs in the primary checkout when a worktree goes' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l ports -d 'How many ports each worktree gets (1-1000)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l gate -d 'Command `ship` runs on each landing\'s merged result, in a scratch worktree, before the trunk moves' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l local -d 'Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks'
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l json -d 'Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}'
@@ -141,6 +184,49 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_see
 complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-remove" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand master" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand master" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l prompt -d 'The agent\'s first message: its task' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l backend -d 'The terminal to open its tab in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+herdr\t''
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l here -d 'Run the agent in this terminal instead of a new tab'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l prompt -d 'The agent\'s first message: its task' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l backend -d 'The terminal to split [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+herdr\t''
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l here -d 'Run the agent in this terminal instead of a split'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l worktree -d 'The worktree it works in, made if missing and shared with every agent that names it [default: one named after the agent]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l runtime -d 'The runtime: opencode (default), claude, codex, pi or shell' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l prompt -d 'The agent\'s first message: its task' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l backend -d 'The terminal to open its tab in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+herdr\t''
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l here -d 'Run the agent in this terminal instead of a new tab'
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -l worktree -d 'The worktree to move it to, made if missing [default: where it was]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand send" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand send" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l json -d 'Print JSON: {"agents": [...]}, one object per agent'
+complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l backend -d 'The terminal to open the shell tab in [default: the one berth runs in, if any]' -r -f -a "tmux\t''
+herdr\t''
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l json -d 'Print a JSON object instead of the path'
+complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -s h -l help -d 'Print help'
 
@@ -149,6 +235,10 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -f -a "(git b
 complete -c git-berth -n "__fish_git_berth_using_subcommand release" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand path" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove rm" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -f -a "bash zsh fish"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect prune setup install trust guard init hook completions help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send agents feat help"
