@@ -34,16 +34,20 @@ pub struct Session {
 }
 
 impl Session {
-    /// Is `claim` this session's own? A given id owns the claims made under it; any session
-    /// owns what its own agent process claimed (Claude Code's `WorktreeCreate` claim, made with
-    /// its session id, is that Claude process's in every later call).
+    /// Is `claim` this session's own? A given id owns the claims made under it and no other,
+    /// whatever process runs it: two ids given in one process (an orchestrator, or subagents
+    /// sharing one) are two sessions. A default session is its agent process, and owns what
+    /// that process claimed (Claude Code's `WorktreeCreate` claim, made with its session id, is
+    /// that Claude process's in every later call, which gives no id).
     pub fn owns(&self, claim: &Claim) -> bool {
-        (self.explicit && claim.session == self.id)
-            || (claim.pid == self.pid
-                && match (claim.pid_start, self.pid_start) {
-                    (Some(a), Some(b)) => a == b,
-                    _ => true,
-                })
+        if self.explicit {
+            return claim.session == self.id;
+        }
+        claim.pid == self.pid
+            && match (claim.pid_start, self.pid_start) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            }
     }
 }
 
@@ -333,6 +337,29 @@ mod tests {
                 |_, _| true
             ),
             Hold::Live
+        );
+    }
+
+    #[test]
+    fn a_given_id_owns_only_its_own_claims_even_in_the_process_that_made_another() {
+        // Process 9000 claimed under id `agent-1`; the same process, now given `agent-2`, is
+        // another session, and its default session is the process that claimed.
+        let made = Claim {
+            pid: 9000,
+            pid_start: Some(1),
+            ..claim("agent-1", 90)
+        };
+        assert_eq!(
+            judge(Some(&made), &named("agent-2"), 100, TTL, |_, _| true),
+            Hold::Live
+        );
+        assert_eq!(
+            judge(Some(&made), &named("agent-1"), 100, TTL, |_, _| true),
+            Hold::Mine
+        );
+        assert_eq!(
+            judge(Some(&made), &agent(9000, 1), 100, TTL, |_, _| true),
+            Hold::Mine
         );
     }
 

@@ -188,3 +188,32 @@ fn worktree_remove_with_another_session_id_keeps_the_worktree() {
     assert!(kept.err.contains("claimed by session c1"), "{}", kept.err);
     assert!(Path::new(path).exists());
 }
+
+#[test]
+fn two_ids_given_in_one_process_are_two_sessions() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    // One orchestrator process hands out two identities with `--session`.
+    let mut master = Agent::spawn(&sb);
+    master.ok(&repo, &["add", "--session", "agent-1", "shared"]);
+
+    let second = master.berth(&repo, &["add", "--session", "agent-2", "shared"], "");
+    assert_eq!(second.code, 1, "{}", second.err);
+    assert!(second.err.contains("agent-1"), "{}", second.err);
+    let claim = master.berth(&repo, &["claim", "--session", "agent-3", "shared"], "");
+    assert_eq!(claim.code, 1, "{}", claim.err);
+    let remove = master.berth(&repo, &["remove", "--session", "agent-4", "shared"], "");
+    assert_eq!(remove.code, 1, "{}", remove.err);
+    assert!(
+        sb.berth_ok(&repo, &["path", "shared"])
+            .trim()
+            .ends_with("shared")
+    );
+
+    let mine = json(&master.ok(&repo, &["list", "--mine", "--json", "--session", "s3"]));
+    assert_eq!(mine["worktrees"].as_array().unwrap().len(), 0, "{mine}");
+    let listed = json(&master.ok(&repo, &["list", "--json", "--session", "agent-1"]));
+    assert_eq!(listed["worktrees"][0]["claimed_by"], "agent-1");
+    // The id that claimed it still owns it, from this process or any other.
+    master.ok(&repo, &["remove", "--session", "agent-1", "shared"]);
+}
