@@ -146,6 +146,56 @@ fn a_squash_lands_one_commit_listing_the_subjects_and_removes_worktree_and_branc
 }
 
 #[test]
+fn the_primary_follows_deletions_modes_and_links_and_stays_clean_for_real_git() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.commit_file(&repo, "old/only.txt", "going\n");
+    let reviewer = Agent::spawn();
+    let wt = sb.add(&repo, &["shape"]);
+    sb.git(&wt, &["rm", "-q", "old/only.txt"]);
+    std::fs::write(wt.join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
+    std::os::unix::fs::symlink("run.sh", wt.join("link")).unwrap();
+    std::fs::write(wt.join("src/lib.rs"), "fn main() { changed() }\n").unwrap();
+    std::fs::set_permissions(
+        wt.join("run.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    sb.git(&wt, &["add", "-A"]);
+    sb.git(&wt, &["commit", "-q", "-m", "reshape"]);
+    approve(&sb, &repo, "shape", &reviewer);
+
+    sb.berth_ok(&repo, &["ship", "shape"]);
+    assert!(
+        !repo.join("old").exists(),
+        "a folder left empty goes with its last file"
+    );
+    let mode = std::fs::metadata(repo.join("run.sh"))
+        .unwrap()
+        .permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o111,
+        0o111
+    );
+    assert_eq!(
+        std::fs::read_link(repo.join("link")).unwrap(),
+        PathBuf::from("run.sh")
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(),
+        "fn main() { changed() }\n"
+    );
+    assert_eq!(sb.status(&repo), "");
+    assert_eq!(sb.git(&repo, &["diff", "--cached", "--name-only"]), "");
+    assert_eq!(
+        sb.git(&repo, &["ls-files", "-s", "run.sh"])
+            .split_whitespace()
+            .next(),
+        Some("100755")
+    );
+}
+
+#[test]
 fn merge_makes_a_merge_commit_and_ff_only_moves_a_trunk_that_is_an_ancestor() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
@@ -217,6 +267,21 @@ fn a_dirty_primary_on_the_trunk_refuses_the_landing_with_nothing_moved() {
     );
     assert!(wt.join("auth.rs").exists());
     assert_eq!(sb.list_row(&repo, "auth")["review"], "approved");
+
+    // An untracked file the landing would write over refuses it too.
+    sb.git(&repo, &["checkout", "--", "README.md"]);
+    std::fs::write(repo.join("auth.rs"), "a person's own\n").unwrap();
+    let err = sb.berth_err(&repo, &["ship", "auth", "--gate", "true"]);
+    assert!(
+        err.contains("untracked files in the primary checkout"),
+        "{err}"
+    );
+    assert!(err.contains("auth.rs"), "{err}");
+    assert_eq!(sb.state(&repo).refs, before.refs);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("auth.rs")).unwrap(),
+        "a person's own\n"
+    );
 }
 
 #[test]
@@ -664,5 +729,114 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
         git_worktree_paths(&sb, &repo),
         std::slice::from_ref(&repo),
         "only the primary is left"
+    );
+}
+
+/// A private tmux server on a socket in the sandbox, killed when dropped.
+struct TmuxServer(PathBuf);
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&self.0)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+#[test]
+fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let heard = sb.root.join("heard");
+    let script = sb.root.join("agent.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nwhile :; do if read -r line; then printf '%s\\n' \"$line\" >> {}; \
+             else sleep 0.05; fi; done\n",
+            common::sh_quote(heard.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    sb.git(
+        &repo,
+        &[
+            "config",
+            "berth.runtime.shell.command",
+            script.to_str().unwrap(),
+        ],
+    );
+    let server = TmuxServer(sb.root.join("tmux.sock"));
+    let pane = std::process::Command::new("tmux")
+        .arg("-S")
+        .arg(&server.0)
+        .args([
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "200",
+            "-y",
+            "50",
+        ])
+        .args(["-c", repo.to_str().unwrap(), "-P", "-F", "#{pane_id}"])
+        .output()
+        .unwrap();
+    assert!(pane.status.success(), "{}", outputs(&pane));
+    let path = format!(
+        "{}:{}",
+        common::berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = sb
+        .berth_command(&repo, &["layer1", "talk", "feat/talk", "shell"])
+        .env("TMUX", format!("{},1,0", server.0.display()))
+        .env("TMUX_PANE", String::from_utf8_lossy(&pane.stdout).trim())
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+    let wt = PathBuf::from(common::stdout(&out).trim());
+    let name = sb
+        .list_rows(&repo, false)
+        .into_iter()
+        .find(|r| r["path"] == wt.to_str().unwrap())
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .unwrap();
+    sb.commit_file(&wt, "README.md", "the agent's\n");
+    let reviewer = Agent::spawn();
+    approve(&sb, &repo, &name, &reviewer);
+    sb.commit_file(&repo, "README.md", "the trunk's\n");
+
+    let err = sb.berth_err(&repo, &["ship", &name]);
+    assert!(err.contains("conflicts with main in README.md"), "{err}");
+    assert!(err.contains("told agent talk"), "{err}");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let said = loop {
+        let said = std::fs::read_to_string(&heard).unwrap_or_default();
+        if said.contains("README.md") || std::time::Instant::now() > until {
+            break said;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(
+        said.contains(&format!(
+            "worktree '{name}' conflicts with main in README.md"
+        )),
+        "{said}"
     );
 }
