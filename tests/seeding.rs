@@ -261,3 +261,26 @@ fn a_local_seed_file_replaces_the_committed_one() {
     assert_eq!(read(&wt.join(".secrets")), "s\n");
     assert!(!wt.join(".env").exists());
 }
+
+#[test]
+fn a_seeded_path_git_does_not_ignore_is_named_with_the_fix() {
+    let sandbox = Sandbox::new();
+    let repo = project(&sandbox, Some(".env\nsettings.local\n"));
+    write(&repo.join(".env"), "KEY=1\n");
+    write(&repo.join("settings.local"), "x\n");
+
+    let out = sandbox.berth(&repo, &["add", "x"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let err = stderr(&out);
+    let warned: Vec<&str> = err.lines().filter(|l| l.contains("not ignored")).collect();
+    assert_eq!(warned.len(), 1, "{err}");
+    assert!(
+        warned[0].contains("seeded settings.local not ignored by git"),
+        "{err}"
+    );
+    assert!(!warned[0].contains(".env"), "{err}");
+    assert!(warned[0].contains("add it to .gitignore"), "{err}");
+    // What it warns of: git counts the copy as a change.
+    let wt = PathBuf::from(stdout(&out).trim());
+    assert_eq!(sandbox.status(&wt).trim(), "?? settings.local");
+}

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod graph;
 pub mod hooks;
+pub mod ignore;
 pub mod land;
 pub mod program;
 pub mod quick;

@@ -350,5 +350,19 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
     for (path, skip) in skipped {
         crate::error::warn(format_args!("not seeding {path}: {}", skip.reason()));
     }
-    seed::apply(primary, worktree, &items)
+    seed::apply(primary, worktree, &items)?;
+    // A seeded copy git does not ignore is an untracked file: the worktree reads as dirty, and
+    // `remove` and `clean` keep it. Say so once, with the fix, rather than leave them puzzling.
+    let seeded: Vec<_> = items.iter().map(|i| (i.rel.clone(), i.is_dir)).collect();
+    let shown = crate::git::ignore::not_ignored(worktree, &seeded)?;
+    if !shown.is_empty() {
+        let list: Vec<String> = shown.iter().map(|p| p.display().to_string()).collect();
+        crate::error::warn(format_args!(
+            "seeded {} not ignored by git, so the worktree counts as dirty and remove and clean \
+             keep it; add {} to .gitignore",
+            list.join(", "),
+            if list.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    Ok(())
 }
