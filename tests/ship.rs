@@ -396,14 +396,23 @@ fn the_gate_comes_from_berth_gate_or_the_installed_hook_which_must_be_trusted() 
     let err = sb.berth_err(&repo, &["ship", "two"]);
     assert!(err.contains("is not trusted"), "{err}");
     assert_eq!(sb.rev(&repo, "main"), main);
+    sb.berth_ok(&repo, &["trust"]);
+    sb.berth_ok(&repo, &["ship", "two"]);
+    let tree = sb.rev(&repo, "main^{tree}");
+    assert!(
+        std::fs::read_to_string(&marker)
+            .unwrap()
+            .ends_with(&format!("{tree}\n"))
+    );
 
     // berth.gate comes before the hook.
+    approved_work(&sb, &repo, "three", "3.txt", "3\n", &reviewer);
     sb.git(&repo, &["config", "berth.gate", "false"]);
-    let err = sb.berth_err(&repo, &["ship", "two"]);
+    let err = sb.berth_err(&repo, &["ship", "three"]);
     assert!(err.contains("the gate failed"), "{err}");
     sb.git(&repo, &["config", "berth.gate", "true"]);
-    sb.berth_ok(&repo, &["ship", "two"]);
-    assert!(repo.join("2.txt").exists());
+    sb.berth_ok(&repo, &["ship", "three"]);
+    assert!(repo.join("3.txt").exists());
 }
 
 #[test]
@@ -839,4 +848,22 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
         )),
         "{said}"
     );
+}
+
+#[test]
+fn push_sends_the_landed_trunk_to_its_remote() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let remote = sb.add_origin(&repo);
+    sb.git(&repo, &["push", "-q", "-u", "origin", "main"]);
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let out = sb.berth(&repo, &["ship", "auth", "--push"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        stderr(&out).contains("pushed main to origin"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(sb.rev(&remote, "main"), sb.rev(&repo, "main"));
 }

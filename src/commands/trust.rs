@@ -1,5 +1,5 @@
-//! `git berth trust`: record the content hashes of the setup and teardown hooks of the checkout it
-//! runs in, so they may run. Committed hooks arrive with a clone or a pull; they never run before
+//! `git berth trust`: record the content hashes of the setup, teardown and gate hooks of the
+//! checkout it runs in, so they may run. Committed hooks arrive with a clone or a pull; they never run before
 //! this, and a changed hook needs trusting again. Local hooks are the user's own and need none.
 
 use std::io::Write;
@@ -38,12 +38,12 @@ struct Row {
 pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
     let checkout = crate::worktree::checkout_here(ctx)?;
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
-    let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown]
+    let scripts: Vec<&hooks::Hook> = [&in_force.setup, &in_force.teardown, &in_force.gate]
         .into_iter()
         .flatten()
         .collect();
     if scripts.is_empty() {
-        eprintln!("no setup or teardown hook here to trust");
+        eprintln!("no setup, teardown or gate hook here to trust");
     }
     let mut newly_trusted = 0;
     if !args.show && !scripts.is_empty() {
