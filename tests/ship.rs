@@ -150,10 +150,12 @@ fn the_primary_follows_deletions_modes_and_links_and_stays_clean_for_real_git() 
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     sb.commit_file(&repo, "old/only.txt", "going\n");
+    sb.commit_file(&repo, ".gitattributes", "*.crlf text eol=crlf\n");
     let reviewer = Agent::spawn();
     let wt = sb.add(&repo, &["shape"]);
     sb.git(&wt, &["rm", "-q", "old/only.txt"]);
     std::fs::write(wt.join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
+    std::fs::write(wt.join("lines.crlf"), "one\ntwo\n").unwrap();
     std::os::unix::fs::symlink("run.sh", wt.join("link")).unwrap();
     std::fs::write(wt.join("src/lib.rs"), "fn main() { changed() }\n").unwrap();
     std::fs::set_permissions(
@@ -184,6 +186,11 @@ fn the_primary_follows_deletions_modes_and_links_and_stays_clean_for_real_git() 
     assert_eq!(
         std::fs::read_to_string(repo.join("src/lib.rs")).unwrap(),
         "fn main() { changed() }\n"
+    );
+    assert_eq!(
+        std::fs::read(repo.join("lines.crlf")).unwrap(),
+        b"one\r\ntwo\r\n",
+        "written through the attributes' filters, as git checks out"
     );
     assert_eq!(sb.status(&repo), "");
     assert_eq!(sb.git(&repo, &["diff", "--cached", "--name-only"]), "");

@@ -267,10 +267,19 @@ pub fn bring_checkout_along(
             remove_file_and_empty_parents(&dir, path)?;
         }
     }
+    // The changed files, and every `.gitattributes`: the checkout reads attributes (line endings,
+    // filters) from the index it writes, so they must be in it, whether they changed or not.
+    let attributes: Vec<String> = index
+        .entries()
+        .iter()
+        .map(|e| e.path(&index).to_string())
+        .filter(|p| p == ".gitattributes" || p.ends_with("/.gitattributes"))
+        .collect();
     let wanted: BTreeSet<&str> = changed
         .iter()
         .filter(|(_, gone)| !gone)
         .map(|(p, _)| p.as_str())
+        .chain(attributes.iter().map(String::as_str))
         .collect();
     let mut partial = index.clone();
     partial.remove_entries(|_, path, _| !wanted.contains(path.to_string().as_str()));
