@@ -635,3 +635,31 @@ fn add_refuses_a_branch_prefix_that_makes_an_invalid_branch_name() {
     assert!(first.contains("bad..prefix/auth"), "{err}");
     assert_eq!(sb.state(&repo), before);
 }
+
+#[test]
+fn a_worktree_whose_record_is_lost_is_named_with_the_way_to_adopt_it_never_made_over() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let path = sb.add(&repo, &["t1"]);
+    std::fs::write(path.join("work.txt"), "keep me\n").unwrap();
+    std::fs::remove_file(sb.registry_path(&repo)).unwrap();
+
+    for args in [&["setup", "t1"][..], &["add", "t1"], &["claim", "t1"]] {
+        let err = sb.berth_err(&repo, args);
+        let (line, hint) = common::error_lines(&err);
+        assert!(
+            line.contains("'t1' is a linked worktree git berth does not manage"),
+            "{args:?}: {err}"
+        );
+        let hint = hint.unwrap();
+        assert!(hint.contains("&& git berth setup"), "{args:?}: {hint}");
+        assert!(!hint.contains("remove it"), "{args:?}: {hint}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(path.join("work.txt")).unwrap(),
+        "keep me\n"
+    );
+
+    sb.berth_ok(&path, &["setup"]);
+    assert_eq!(sb.list_row(&repo, "t1")["kind"], "managed");
+}

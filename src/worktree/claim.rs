@@ -88,7 +88,7 @@ pub fn claim(ctx: &Context, name: &str) -> Result<Claimed> {
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
     let mut locked = super::lock(ctx)?;
-    let record = record_mut(&mut locked, name)?;
+    let record = record_mut(ctx, &mut locked, name)?;
     let taken = take(record, &me, ttl)?;
     let claimed = Claimed {
         name: record.name.clone(),
@@ -108,7 +108,7 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
     let mut locked = super::lock(ctx)?;
-    let record = record_mut(&mut locked, name)?;
+    let record = record_mut(ctx, &mut locked, name)?;
     let now = crate::clock::now();
     let hold = session::hold(record.claim.as_ref(), &me, ttl);
     if hold == Hold::Live {
@@ -126,9 +126,13 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     Ok(released)
 }
 
-fn record_mut<'l>(locked: &'l mut crate::registry::Locked, name: &str) -> Result<&'l mut Record> {
+fn record_mut<'l>(
+    ctx: &Context,
+    locked: &'l mut crate::registry::Locked,
+    name: &str,
+) -> Result<&'l mut Record> {
     locked
         .registry
         .find_mut(name)
-        .ok_or_else(|| super::unknown(name))
+        .ok_or_else(|| super::unknown_in(ctx, name))
 }

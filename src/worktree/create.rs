@@ -135,6 +135,11 @@ fn check_new_name(
     }
     let path = ctx.worktree_base()?.join(slug);
     if path.exists() && !is_empty_dir(&path) {
+        if let Some(linked) = super::unmanaged_named(ctx, slug)
+            && real_or_same(&linked) == real_or_same(&path)
+        {
+            return Err(super::not_managed(&args.name, &linked));
+        }
         return Err(refuse_with_hint(
             format!("target path exists and is not empty: {}", path.display()),
             "remove it, or pick another name",
@@ -279,11 +284,15 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str, named: Option<&str>) -> Re
     if let Some(branch) = &args.branch {
         let tip = graph::branch_tip(&ctx.repo, branch).ok_or_else(|| {
             refuse_with_hint(
-                format!("branch '{branch}' does not exist"),
                 format!(
-                    "start a new branch from it: {} add {} --base {branch}",
+                    "branch '{branch}' does not exist (--branch checks out a branch that is there)"
+                ),
+                format!(
+                    "make it first with git branch {branch}, or leave out --branch: {} add '{}' \
+                     starts {}{slug}",
                     names::TOOL,
-                    args.name
+                    args.name,
+                    ctx.branch_prefix()
                 ),
             )
         })?;

@@ -51,7 +51,7 @@ pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
 
 /// The managed worktree `name` (by its name or its slug), as found on disk now.
 pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Entry> {
-    let record = registry.find(name).ok_or_else(|| unknown(name))?;
+    let record = registry.find(name).ok_or_else(|| unknown_in(ctx, name))?;
     let one = Registry {
         version: registry.version,
         worktrees: vec![record.clone()],
@@ -68,6 +68,49 @@ pub fn unknown(name: &str) -> anyhow::Error {
         format!(
             "see the names with {} list, or make it with {} add '{name}'",
             names::TOOL,
+            names::TOOL
+        ),
+    )
+}
+
+/// The refusal for a name berth does not know, where git may: a linked worktree of that name
+/// that berth does not manage (made with `git worktree add`, or its record lost) is named with
+/// the way to adopt it, never with a hint to make another over it.
+pub fn unknown_in(ctx: &Context, name: &str) -> anyhow::Error {
+    match unmanaged_named(ctx, name) {
+        Some(path) => not_managed(name, &path),
+        None => unknown(name),
+    }
+}
+
+/// A linked worktree git knows whose folder is called `name` (or its slug) and that berth has
+/// no record of.
+pub fn unmanaged_named(ctx: &Context, name: &str) -> Option<std::path::PathBuf> {
+    let slug = crate::slug::slug(name).ok();
+    let registry = Store::new(ctx.state_dir()).load().ok()?;
+    crate::git::worktrees::linked(&ctx.repo)
+        .ok()?
+        .into_iter()
+        .filter(|l| l.exists && !registry.worktrees.iter().any(|r| r.path == l.path))
+        .map(|l| l.path)
+        .find(|path| {
+            path.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n == name || slug.as_deref() == Some(n))
+        })
+}
+
+/// The refusal for `name` when it is a linked worktree berth does not manage, at `path`.
+pub fn not_managed(name: &str, path: &std::path::Path) -> anyhow::Error {
+    refuse_with_hint(
+        format!(
+            "'{name}' is a linked worktree {} does not manage: {}",
+            names::TOOL,
+            path.display()
+        ),
+        format!(
+            "adopt it (its work stays as it is): cd {} && {} setup",
+            crate::hooks::quote(&path.display().to_string()),
             names::TOOL
         ),
     )
