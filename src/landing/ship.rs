@@ -298,24 +298,23 @@ fn land_one(ctx: &Context, trunk: &str, name: &str, request: &Request, gate: &Ga
     let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
     match try_land(ctx, trunk, &record, request, gate, &mut outcome) {
         Ok(()) => outcome,
-        Err(err) => {
-            let (message, hint) = crate::error::render(&err);
-            eprintln!("{}: {message}", names::TOOL);
-            if let Some(hint) = &hint {
-                eprintln!("hint: {hint}");
-            }
-            outcome.refused(&Refusal { message, hint })
-        }
+        Err(err) => refused(outcome, &err),
     }
 }
 
 fn failed(name: &str, branch: &str, strategy: Strategy, err: &anyhow::Error) -> Outcome {
+    refused(Outcome::new(name, branch, strategy), err)
+}
+
+/// `outcome`, refused for `err`, which is said on stderr as every error is (the command goes on
+/// with the next worktree).
+fn refused(outcome: Outcome, err: &anyhow::Error) -> Outcome {
     let (message, hint) = crate::error::render(err);
     eprintln!("{}: {message}", names::TOOL);
     if let Some(hint) = &hint {
         eprintln!("hint: {hint}");
     }
-    Outcome::new(name, branch, strategy).refused(&Refusal { message, hint })
+    outcome.refused(&Refusal { message, hint })
 }
 
 fn try_land(
@@ -373,12 +372,11 @@ fn try_land(
         }
         let candidate = accept(name, branch, trunk, request.strategy, built, outcome)?;
         outcome.old_tip = Some(tip.to_string());
-        outcome.new_tip = Some(candidate.to_string());
         if request.dry_run {
             outcome.outcome = "would land";
-            outcome.new_tip = None;
             return Ok(());
         }
+        outcome.new_tip = Some(candidate.to_string());
         outcome.gate = run_gate(ctx, record, tip, candidate, gate, outcome)?;
         let landing = Landing {
             worktree: name.clone(),
@@ -690,6 +688,10 @@ fn run_gate(
             outcome.gate = "failed";
             outcome.gate_log = Some(log.clone());
             let (line, _) = crate::error::render(&err);
+            // The scratch worktree may have failed before the gate ran (its setup): say so there.
+            if !log.exists() {
+                let _ = std::fs::write(&log, format!("{line}\n"));
+            }
             Err(refuse_with_hint(
                 format!(
                     "the gate failed on '{}' ({line}); {} was not moved; its output: {}",
