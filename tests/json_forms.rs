@@ -86,8 +86,14 @@ fn remove_and_prune_answer_in_json() {
     sb.berth_ok(&repo, &["add", "done"]);
     let removed = json(&sb.berth(&repo, &["remove", "done", "--json"]));
     assert_eq!(removed["removed"][0]["name"], "done");
-    assert_eq!(removed["removed"][0]["branch"], "branch berth/done kept");
+    assert_eq!(removed["removed"][0]["branch"], "berth/done");
+    assert_eq!(removed["removed"][0]["branch_deleted"], false);
     assert!(!sb.git(&repo, &["worktree", "list"]).contains("done"));
+    sb.berth_ok(&repo, &["add", "landed"]);
+    let removed = json(&sb.berth(&repo, &["remove", "-d", "landed", "--json"]));
+    assert_eq!(removed["removed"][0]["branch"], "berth/landed");
+    assert_eq!(removed["removed"][0]["branch_deleted"], true);
+    assert!(!sb.has_branch(&repo, "berth/landed"));
 
     let gone = sb.add(&repo, &["gone"]);
     std::fs::remove_dir_all(&gone).unwrap();

@@ -370,7 +370,13 @@ fn remove_refuses_a_worktree_git_made_without_berth() {
 
     let first = refused(&sb, &repo, &["remove", "other"]);
 
-    assert_eq!(first, "git berth: no worktree named 'other'");
+    assert_eq!(
+        first,
+        format!(
+            "git berth: 'other' is a linked worktree git berth does not manage: {}",
+            other.display()
+        )
+    );
     assert!(other.is_dir());
 }
 

@@ -19,7 +19,7 @@ pub struct RemoveArgs {
     /// Delete the branch too (still refused when unmerged, unless --force)
     #[arg(long, short = 'd')]
     pub delete_branch: bool,
-    /// Print JSON: {"removed": [{"name", "path", "branch"}]}
+    /// Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}
     #[arg(long)]
     pub json: bool,
 }
@@ -34,8 +34,9 @@ struct Report {
 struct Gone {
     name: String,
     path: std::path::PathBuf,
-    /// What happened to the branch, in words (`branch berth/x kept`).
+    /// Its branch (`berth/x`), and whether this removal deleted it.
     branch: String,
+    branch_deleted: bool,
 }
 
 pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> {
@@ -52,7 +53,8 @@ pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> 
             .map(|r| Gone {
                 name: r.name,
                 path: r.path,
-                branch: r.note,
+                branch: r.branch,
+                branch_deleted: r.branch_deleted,
             })
             .collect();
         return super::write_json(out, &Report { removed });

@@ -24,6 +24,9 @@ pub struct Removed {
     pub path: PathBuf,
     /// What happened to the branch, for people.
     pub note: String,
+    /// The worktree's branch, and whether it is gone now.
+    pub branch: String,
+    pub branch_deleted: bool,
 }
 
 impl std::fmt::Display for Removed {
@@ -61,6 +64,8 @@ pub fn remove(
                     name: record.name.clone(),
                     path: record.path.clone(),
                     note: format!("branch {} kept", record.branch),
+                    branch: record.branch.clone(),
+                    branch_deleted: false,
                 };
                 on_removed(&done);
                 removed.push(done);
@@ -105,10 +110,17 @@ pub fn remove(
     check_state_writable(&locked, ports)?;
     for (entry, _) in &targets {
         let note = carry_out(ctx, &mut locked, entry, force, delete_branch)?;
+        let branch = entry
+            .record
+            .as_ref()
+            .map(|r| r.branch.clone())
+            .unwrap_or_default();
         let done = Removed {
             name: entry.name.clone(),
             path: entry.path.clone(),
             note,
+            branch_deleted: graph::branch_tip(&ctx.repo, &branch).is_none(),
+            branch,
         };
         on_removed(&done);
         removed.push(done);
