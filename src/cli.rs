@@ -52,9 +52,9 @@ pub enum Command {
     /// Remove worktrees that hold no uncommitted or unmerged work
     #[command(visible_alias = "rm")]
     Remove(commands::remove::RemoveArgs),
-    /// Remove every worktree that is clean, merged and not claimed; say why each other stays
+    /// Remove the worktrees that are clean, landed and held by no other live session; say why each other stays
     Clean(commands::clean::CleanArgs),
-    /// The merge-back overview: commits, dirty, unpushed, clean merge, shared files
+    /// The merge-back overview: commits, dirty, unpushed, clean merge, and which worktrees conflict
     Collect(commands::collect::CollectArgs),
     // Its help, with how verdicts are bound and kept, is on its arguments.
     Review(commands::review::ReviewArgs),
@@ -209,7 +209,14 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
         }
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
-        Command::Help(args) => commands::help::run(Cli::command(), args, out),
+        // `help nosuch` is a usage error, as `git berth nosuch` is.
+        Command::Help(args) => match commands::help::run(Cli::command(), args, out) {
+            Err(err) if !crate::error::is_broken_pipe(&err) => {
+                crate::error::report(&err);
+                return USAGE;
+            }
+            result => result,
+        },
     };
     let _ = out.flush();
     match result {

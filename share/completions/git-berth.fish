@@ -35,8 +35,8 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "release" -d 'Gi
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "path" -d 'Print the path of a worktree'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "remove" -d 'Remove worktrees that hold no uncommitted or unmerged work'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "rm" -d 'Remove worktrees that hold no uncommitted or unmerged work'
-complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "clean" -d 'Remove every worktree that is clean, merged and not claimed; say why each other stays'
-complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "collect" -d 'The merge-back overview: commits, dirty, unpushed, clean merge, shared files'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "clean" -d 'Remove the worktrees that are clean, landed and held by no other live session; say why each other stays'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "collect" -d 'The merge-back overview: commits, dirty, unpushed, clean merge, and which worktrees conflict'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "review" -d 'Approve or reject a worktree\'s head, or show where reviews stand'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "prune" -d 'Forget worktrees whose folder is gone and drop git\'s stale admin entries'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ship" -d 'Land approved worktrees on the trunk, each gated on its merged result'
@@ -93,12 +93,12 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand path" -s h -l help -
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s n -l dry-run -d 'Say what would be removed and kept, change nothing'

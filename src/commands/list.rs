@@ -304,7 +304,7 @@ fn table(
     }
     let mut columns = vec![
         Column::cut("NAME", Cut::End, 1, 10),
-        Column::cut("STATUS", Cut::End, 1, 14),
+        Column::cut("STATUS", Cut::Middle, 1, 14),
         Column::cut("BRANCH", Cut::Middle, 1, 12),
         Column::keep("BASE"),
         Column::keep("AHEAD"),
