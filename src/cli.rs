@@ -55,6 +55,14 @@ pub enum Command {
     /// Remove the worktrees that are clean, landed and held by no other live session; say why each other stays
     Clean(commands::clean::CleanArgs),
     /// The merge-back overview: commits, dirty, unpushed, clean merge, and which worktrees conflict
+    #[command(
+        long_about = "The merge-back overview: for each managed worktree its own commits, \
+uncommitted changes, unpushed commits and whether it merges cleanly into the trunk.\n\n\
+The forecast: every two worktrees that change the same file are merged with each other in memory \
+(nothing is written), and each pair is reported as a conflict, with the files and line ranges \
+where the two collide, or as an overlap that merges cleanly. Land the pairs that conflict one \
+after the other, rebasing the second."
+    )]
     Collect(commands::collect::CollectArgs),
     // Its help, with how verdicts are bound and kept, is on its arguments.
     Review(commands::review::ReviewArgs),
@@ -67,8 +75,24 @@ pub enum Command {
     /// Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)
     Setup(commands::setup::SetupArgs),
     /// Write the worktree hooks (setup, teardown, ports), or show those in force
+    #[command(
+        long_about = "Write the worktree hooks, or with no option show those in force and \
+where each comes from.\n\n\
+The hooks live in .worktree-hooks/ in the checkout: setup (run in each new worktree), teardown \
+(run in the primary checkout when a worktree goes), ports (how many ports each worktree gets), \
+seed (untracked paths of the primary, such as .env, copied into each new worktree; `<path> link` \
+shares one on purpose) and gate (what ship runs on a landing's merged result). A new worktree runs \
+the hooks of the commit it starts from: commit them, and the scripts they call. --local writes to \
+<common dir>/worktree-hooks instead, for this clone only, where each replaces the committed one.\n\n\
+Hooks that arrive with a clone or a pull run only once `git berth trust` has recorded their \
+content; those install writes are trusted."
+    )]
     Install(commands::install::InstallArgs),
     /// Trust this checkout's setup and teardown hooks so they may run
+    #[command(long_about = "Trust this checkout's hooks so they may run.\n\n\
+A hook runs only when its exact content is trusted: berth keeps the content hashes in \
+<common dir>/berth/trust.toml, so a hook that a pull changes stops `add` (it never prompts) until \
+you read it and run `git berth trust` again. --show lists each hook and whether it is trusted.")]
     Trust(commands::trust::TrustArgs),
     // The guard's help is on its arguments, so `guard --help` on its own path reads the same.
     Guard(commands::guard::GuardArgs),
