@@ -379,9 +379,7 @@ impl Judge<'_, '_> {
         }
         None
     }
-}
 
-impl Judge<'_, '_> {
     /// `by`, working at `dir`, writes `branch`: blocked when that is the trunk of the
     /// repository there, or the branch its primary checkout has checked out. `checked_out`: the
     /// branches the same command checks out, where what it commits next may land.

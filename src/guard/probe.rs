@@ -408,6 +408,11 @@ pub fn branches(root: &Path) -> io::Result<Branches> {
         None => None,
     };
     let trunk = configured
+        .map(|t| {
+            t.strip_prefix("refs/heads/")
+                .map(str::to_string)
+                .unwrap_or(t)
+        })
         .filter(|t| !t.is_empty())
         .or_else(|| primary_head.clone())
         .unwrap_or_else(|| crate::names::DEFAULT_TRUNK.to_string());
@@ -887,6 +892,10 @@ mod tests {
         let s = Scratch::new();
         let (primary, _) = repo(&s, "0123abcd\n", "ref: refs/heads/main\n", "");
         assert_eq!(branches(&primary).unwrap().trunk, "main");
+
+        let s = Scratch::new();
+        let (primary, _) = repo(&s, "0123abcd\n", "x", "[berth]\ntrunk = refs/heads/dev\n");
+        assert_eq!(branches(&primary).unwrap().trunk, "dev");
     }
 
     #[test]
