@@ -13,7 +13,13 @@ pub struct SendArgs {
     /// The agent's name
     pub agent: String,
     /// What to type; several words are joined with spaces
-    #[arg(required = true, num_args = 1.., value_name = "TEXT")]
+    #[arg(
+        required = true,
+        num_args = 1..,
+        allow_hyphen_values = true,
+        trailing_var_arg = true,
+        value_name = "TEXT"
+    )]
     pub text: Vec<String>,
 }
 

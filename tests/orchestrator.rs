@@ -1,0 +1,880 @@
+//! The orchestrator on real tmux servers (one private socket per test, killed at the end, also
+//! on panic), real worktrees, and the `shell` runtime running a script that writes its
+//! environment, working directory and arguments to files and appends what it is typed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+/// A private tmux server, killed when dropped.
+struct Tmux {
+    socket: PathBuf,
+    /// The first pane (the master's, in the primary checkout).
+    pane: String,
+}
+
+impl Tmux {
+    /// Start a server on `<sandbox>/tmux.sock` with one session in `cwd`; `None` (after saying
+    /// why) where tmux is not installed.
+    fn start(sb: &Sandbox, cwd: &Path) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipped: tmux is not installed");
+            return None;
+        }
+        let socket = sb.root.join("tmux.sock");
+        let mut tmux = Tmux {
+            socket,
+            pane: String::new(),
+        };
+        let out = tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            cwd.to_str().unwrap(),
+            "-P",
+            "-F",
+            "#{pane_id}",
+        ]);
+        tmux.pane = out.trim().to_owned();
+        Some(tmux)
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("tmux");
+        cmd.arg("-S").arg(&self.socket).args(args);
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = self.command(args).output().unwrap();
+        assert!(out.status.success(), "tmux {args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// What `$TMUX` holds in a pane of this server.
+    fn env_value(&self) -> String {
+        format!("{},1,0", self.socket.display())
+    }
+
+    /// A format of one pane (`#{pane_current_path}`).
+    fn pane_format(&self, pane: &str, format: &str) -> String {
+        self.run(&["display-message", "-p", "-t", pane, format])
+            .trim()
+            .to_owned()
+    }
+
+    fn panes(&self) -> Vec<String> {
+        self.run(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command(&["kill-server"]).output();
+    }
+}
+
+/// Poll `done` every 20 ms for at most ten seconds.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A repository whose shell runtime is a script that reports into `<root>/out/<agent>.*`.
+struct Fixture {
+    sb: Sandbox,
+    repo: PathBuf,
+    out: PathBuf,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let sb = Sandbox::new();
+        let repo = sb.repo("app");
+        let out = sb.root.join("out");
+        std::fs::create_dir_all(&out).unwrap();
+        let script = sb.root.join("agent.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\n\
+                 o={out}/$BERTH_AGENT_NAME\n\
+                 env > \"$o.env.tmp\" && mv \"$o.env.tmp\" \"$o.env\"\n\
+                 pwd > \"$o.cwd.tmp\" && mv \"$o.cwd.tmp\" \"$o.cwd\"\n\
+                 printf '%s\\n' \"$@\" > \"$o.args\"\n\
+                 : > \"$o.ready\"\n\
+                 while :; do\n\
+                   if read -r line; then printf '%s\\n' \"$line\" >> \"$o.in\";\n\
+                   elif [ -e \"$o.stop\" ]; then exit 0;\n\
+                   else sleep 0.05; fi\n\
+                 done\n",
+                out = sh_quote(out.to_str().unwrap())
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        sb.git(
+            &repo,
+            &[
+                "config",
+                "berth.runtime.shell.command",
+                script.to_str().unwrap(),
+            ],
+        );
+        Fixture { sb, repo, out }
+    }
+
+    /// `git-berth <args>` in `dir` with `env` added (and the given variables removed).
+    fn berth(&self, dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+        let mut cmd = self.sb.berth_command(dir, args);
+        cmd.env("PATH", path_with_berth());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    }
+
+    /// What the agent `name` wrote: its environment, once it has written all it writes.
+    fn agent_env(&self, name: &str) -> std::collections::BTreeMap<String, String> {
+        let ready = self.out.join(format!("{name}.ready"));
+        wait_for(&format!("{} to be written", ready.display()), || {
+            ready.exists()
+        });
+        read_env_file(&self.out.join(format!("{name}.env")))
+    }
+
+    fn agent_file(&self, name: &str, ext: &str) -> String {
+        std::fs::read_to_string(self.out.join(format!("{name}.{ext}"))).unwrap_or_default()
+    }
+
+    fn agents(&self) -> Vec<serde_json::Value> {
+        let out = self.berth(&self.repo, &[], &["agents", "--json"]);
+        assert!(out.status.success(), "{}", outputs(&out));
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        value["agents"].as_array().unwrap().clone()
+    }
+
+    fn agent(&self, name: &str) -> serde_json::Value {
+        self.agents()
+            .into_iter()
+            .find(|a| a["name"] == name)
+            .unwrap_or_else(|| panic!("no agent {name}"))
+    }
+}
+
+/// `PATH` with the built binary first, so `git berth` in an agent finds it.
+fn path_with_berth() -> String {
+    format!(
+        "{}:{}",
+        berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// The caller's environment inside the test's tmux server, as the master (a person) has it.
+fn in_tmux(tmux: &Tmux) -> Vec<(&'static str, String)> {
+    vec![("TMUX", tmux.env_value()), ("TMUX_PANE", tmux.pane.clone())]
+}
+
+fn pairs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+#[test]
+fn layer_1_opens_a_window_in_its_worktree_with_its_identity_and_no_hatch() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    // Both hatches, exported by the caller and in the tmux server's global environment.
+    tmux.run(&["setenv", "-g", "BERTH_ALLOW_MAIN_WORKTREE", "1"]);
+    tmux.run(&["setenv", "-g", "BERTH_MASTER_SESSION", "1"]);
+    let mut env = in_tmux(&tmux);
+    env.push(("BERTH_ALLOW_MAIN_WORKTREE", "1".into()));
+    env.push(("BERTH_MASTER_SESSION", "1".into()));
+    env.push(("BERTH_SESSION_PID", "1".into()));
+    let out = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &[
+            "layer1",
+            "auth",
+            "feat/auth",
+            "shell",
+            "--prompt",
+            "fix the login",
+        ],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let path = PathBuf::from(stdout(&out).trim());
+    assert!(path.is_dir(), "{}", path.display());
+    assert_eq!(
+        f.sb.git(&path, &["branch", "--show-current"]).trim(),
+        "feat/auth"
+    );
+
+    let seen = f.agent_env("auth");
+    assert_eq!(seen["BERTH_AGENT_LAYER"], "1");
+    assert_eq!(seen["BERTH_AGENT_BRANCH"], "feat/auth");
+    assert_eq!(seen["BERTH_AGENT_WORKTREE"], path.display().to_string());
+    assert_eq!(seen["BERTH_SESSION"], "agent-auth");
+    assert_eq!(seen["BERTH_AGENT_PROMPT"], "fix the login");
+    let norms = std::fs::read_to_string(&seen["BERTH_AGENT_NORMS"]).unwrap();
+    assert!(norms.contains("`feat/auth`"), "{norms}");
+    for hatch in [
+        "BERTH_ALLOW_MAIN_WORKTREE",
+        "BERTH_MASTER_SESSION",
+        "BERTH_SESSION_PID",
+    ] {
+        assert!(!seen.contains_key(hatch), "{hatch} reached the agent");
+    }
+    assert_eq!(
+        f.agent_file("auth", "cwd").trim(),
+        path.display().to_string()
+    );
+
+    // Its own window, in the caller's session, found again by the pane id recorded.
+    let agent = f.agent("auth");
+    let pane = agent["pane"].as_str().unwrap();
+    assert_ne!(pane, tmux.pane);
+    assert_eq!(
+        tmux.pane_format(pane, "#{session_name} #{window_name}"),
+        "main auth"
+    );
+    assert_eq!(
+        tmux.pane_format(pane, "#{pane_current_path}"),
+        path.display().to_string()
+    );
+    assert_eq!(agent["status"], "alive");
+    assert_eq!(agent["socket"], tmux.socket.display().to_string());
+    // The worktree's claim is the agent's own session's.
+    assert_eq!(f.sb.list_row(&f.repo, "auth")["claimed_by"], "agent-auth");
+}
+
+#[test]
+fn layer_2_splits_the_parents_window_and_shares_its_worktree() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    let out = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "api", "feat/api", "shell"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let parent = f.agent_env("api");
+    let parent_pane = f.agent("api")["pane"].as_str().unwrap().to_owned();
+    let worktree = PathBuf::from(&parent["BERTH_AGENT_WORKTREE"]);
+
+    // The layer-1 agent's own environment: its identity and its pane.
+    let mut child_env: Vec<(&str, String)> = [
+        "BERTH_AGENT_LAYER",
+        "BERTH_AGENT_BRANCH",
+        "BERTH_AGENT_WORKTREE",
+        "BERTH_SESSION",
+    ]
+    .iter()
+    .map(|k| (*k, parent[*k].clone()))
+    .collect();
+    child_env.push(("TMUX", tmux.env_value()));
+    child_env.push(("TMUX_PANE", parent_pane.clone()));
+    let out = f.berth(
+        &worktree,
+        &pairs(&child_env),
+        &["layer2", "api-tests", "shell"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(PathBuf::from(stdout(&out).trim()), worktree);
+
+    let seen = f.agent_env("api-tests");
+    assert_eq!(seen["BERTH_AGENT_LAYER"], "2");
+    assert_eq!(seen["BERTH_AGENT_WORKTREE"], worktree.display().to_string());
+    assert_eq!(seen["BERTH_AGENT_BRANCH"], "feat/api");
+    assert_eq!(seen["BERTH_SESSION"], "agent-api-tests");
+    let child = f.agent("api-tests");
+    assert_eq!(child["parent"], "api");
+    let pane = child["pane"].as_str().unwrap();
+    // A split of the parent's window, not a window of its own.
+    assert_eq!(
+        tmux.pane_format(pane, "#{window_id}"),
+        tmux.pane_format(&parent_pane, "#{window_id}")
+    );
+    assert_eq!(
+        tmux.pane_format(pane, "#{pane_current_path}"),
+        worktree.display().to_string()
+    );
+    // No worktree was made for it.
+    assert_eq!(f.sb.list_rows(&f.repo, false).len(), 1);
+}
+
+#[test]
+fn layers_and_depth_are_refused_and_nothing_changes() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let before = f.sb.state(&f.repo);
+    let panes = tmux.panes();
+    let env = in_tmux(&tmux);
+    let cases: Vec<(Vec<(&str, String)>, Vec<&str>, &str)> = vec![
+        (
+            vec![("BERTH_AGENT_LAYER", "1".into())],
+            vec!["layer1", "x", "feat/x", "shell"],
+            "layer1 runs from the master (layer 0); this is a layer-1 agent",
+        ),
+        (
+            vec![("BERTH_AGENT_LAYER", "2".into())],
+            vec!["spawn", "x"],
+            "spawn runs from the master (layer 0); this is a layer-2 agent",
+        ),
+        (
+            vec![],
+            vec!["layer2", "x", "shell"],
+            "layer2 splits a layer-1 agent's tab; this is layer 0 (the master, or a person)",
+        ),
+        (
+            vec![("BERTH_AGENT_LAYER", "0".into())],
+            vec!["layer2", "x", "shell"],
+            "layer2 splits a layer-1 agent's tab; this is layer 0 (the master, or a person)",
+        ),
+        (
+            vec![("BERTH_AGENT_LAYER", "2".into())],
+            vec!["layer2", "x", "shell"],
+            "layer2 from a layer-2 agent would be layer 3; agents go at most 2 deep",
+        ),
+        (
+            vec![],
+            vec!["layer1", "x", "feat/x", "gpt"],
+            "unknown runtime 'gpt'",
+        ),
+        (
+            vec![("BERTH_AGENT_LAYER", "1".into())],
+            vec!["master"],
+            "a layer-1 agent cannot become the master",
+        ),
+    ];
+    for (extra, args, message) in cases {
+        let mut all = env.clone();
+        all.extend(extra);
+        let out = f.berth(&f.repo, &pairs(&all), &args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", outputs(&out));
+        let (first, hint) = error_lines(&stderr(&out));
+        assert_eq!(first, format!("git berth: {message}"), "{args:?}");
+        assert!(hint.is_some_and(|h| h.starts_with("hint: ")), "{args:?}");
+        assert_eq!(f.sb.state(&f.repo), before, "{args:?} changed something");
+        assert_eq!(tmux.panes(), panes, "{args:?} opened a pane");
+    }
+    assert!(f.agents().is_empty());
+}
+
+#[test]
+fn a_name_a_live_agent_uses_is_refused() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    let ok = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["spawn", "scout", "--runtime", "shell"],
+    );
+    assert!(ok.status.success(), "{}", outputs(&ok));
+    f.agent_env("scout");
+    let before = f.sb.state(&f.repo);
+    let again = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "scout", "feat/other", "shell"],
+    );
+    assert_eq!(again.status.code(), Some(1), "{}", outputs(&again));
+    assert!(
+        stderr(&again).starts_with("git berth: agent 'scout' is running (layer 1, tmux pane %"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(f.sb.state(&f.repo), before);
+}
+
+#[test]
+fn the_master_dry_run_prints_the_runtime_its_command_and_the_hatches_and_launches_nothing() {
+    let f = Fixture::new();
+    f.sb.git(
+        &f.repo,
+        &[
+            "config",
+            "berth.runtime.claude.command",
+            "claude --model 'opus 4'",
+        ],
+    );
+    let out = f.berth(
+        &f.repo,
+        &[("BERTH_MASTER_DRY_RUN", "1")],
+        &["master", "claude"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(
+        stdout(&out),
+        "runtime: claude\ncommand: claude --model 'opus 4'\nBERTH_ALLOW_MAIN_WORKTREE=1\n\
+         BERTH_MASTER_SESSION=1\nBERTH_AGENT_LAYER=0\n"
+    );
+    // With the master's definition written by init, it runs as that agent.
+    std::fs::create_dir_all(f.repo.join(".opencode/agent")).unwrap();
+    std::fs::write(f.repo.join(".opencode/agent/master.md"), "master\n").unwrap();
+    let out = f.berth(&f.repo, &[("BERTH_MASTER_DRY_RUN", "1")], &["master"]);
+    assert!(stdout(&out).starts_with("runtime: opencode\ncommand: opencode --agent master\n"));
+
+    // Elsewhere than the primary checkout it is refused, with the way there.
+    let wt = f.sb.add(&f.repo, &["elsewhere"]);
+    let out = f.berth(&wt, &[("BERTH_MASTER_DRY_RUN", "1")], &["master"]);
+    assert_eq!(out.status.code(), Some(1));
+    let (first, hint) = error_lines(&stderr(&out));
+    assert_eq!(
+        first,
+        "git berth: the master runs in the primary checkout, and this is not it"
+    );
+    assert_eq!(
+        hint.unwrap(),
+        format!(
+            "hint: run it there: cd {} && git berth master",
+            f.repo.display()
+        )
+    );
+
+    // Without the dry run it execs the runtime with the hatches set, in this terminal.
+    f.sb.git(
+        &f.repo,
+        &["config", "berth.runtime.shell.command", "sh -c 'env; pwd'"],
+    );
+    let out = f.berth(&f.repo, &[], &["master", "shell"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let text = stdout(&out);
+    for line in [
+        "BERTH_ALLOW_MAIN_WORKTREE=1",
+        "BERTH_MASTER_SESSION=1",
+        "BERTH_AGENT_LAYER=0",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line} in {text}");
+    }
+}
+
+#[test]
+fn respawn_moves_a_running_agent_to_another_worktree_and_it_keeps_its_name() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    let out = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "mover", "feat/mover", "shell"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let first = PathBuf::from(stdout(&out).trim());
+    f.agent_env("mover");
+    let before = f.agent("mover");
+    let pane = before["pane"].as_str().unwrap().to_owned();
+    std::fs::remove_file(f.out.join("mover.ready")).unwrap();
+
+    let out = f.berth(
+        &f.repo,
+        &[],
+        &["respawn", "mover", "--worktree", "probe", "--json"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let moved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let probe = PathBuf::from(moved["worktree"].as_str().unwrap());
+    assert_ne!(probe, first);
+    assert!(probe.ends_with("probe"), "{}", probe.display());
+
+    let seen = f.agent_env("mover");
+    assert_eq!(seen["BERTH_AGENT_WORKTREE"], probe.display().to_string());
+    assert_eq!(seen["BERTH_SESSION"], "agent-mover");
+    assert_eq!(seen["BERTH_AGENT_LAYER"], "1");
+    assert_eq!(
+        f.agent_file("mover", "cwd").trim(),
+        probe.display().to_string()
+    );
+    // The same pane, now in the other worktree; the old process is gone.
+    assert_eq!(
+        tmux.pane_format(&pane, "#{pane_current_path}"),
+        probe.display().to_string()
+    );
+    let after = f.agent("mover");
+    assert_eq!(after["pane"], pane.as_str());
+    assert_eq!(after["status"], "alive");
+    assert_ne!(after["pid"], before["pid"]);
+    wait_for("the old process to end", || {
+        process_gone(before["pid"].as_u64().unwrap() as u32)
+    });
+    assert_eq!(f.agents().len(), 1);
+    // The claim moved with it: the old worktree is free, the new one the agent's.
+    assert_eq!(
+        f.sb.list_row(&f.repo, "mover")["claimed_by"],
+        serde_json::Value::Null
+    );
+    assert_eq!(f.sb.list_row(&f.repo, "probe")["claimed_by"], "agent-mover");
+}
+
+#[test]
+fn send_types_into_the_pane_and_agents_shows_alive_then_gone() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    let out = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "talk", "feat/talk", "shell"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    f.agent_env("talk");
+
+    let out = f.berth(
+        &f.repo,
+        &[],
+        &["send", "talk", "-n", "review the diff; then stop"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    wait_for("the text to reach the agent", || {
+        f.agent_file("talk", "in") == "-n review the diff; then stop\n"
+    });
+
+    let agent = f.agent("talk");
+    assert_eq!(agent["status"], "alive");
+    assert_eq!(agent["layer"], 1);
+    assert_eq!(agent["runtime"], "shell");
+    assert_eq!(agent["backend"], "tmux");
+    assert_eq!(agent["branch"], "feat/talk");
+    tmux.run(&["kill-pane", "-t", agent["pane"].as_str().unwrap()]);
+    wait_for("the agent to be gone", || {
+        f.agent("talk")["status"] == "gone"
+    });
+    let out = f.berth(&f.repo, &[], &["send", "talk", "hello"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        error_lines(&stderr(&out)).0,
+        "git berth: agent 'talk' is gone"
+    );
+}
+
+#[test]
+fn remove_clean_and_prune_keep_a_worktree_while_its_agent_lives() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    let out = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "busy", "feat/busy", "shell"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let path = PathBuf::from(stdout(&out).trim());
+    f.agent_env("busy");
+
+    let out = f.berth(&f.repo, &[], &["remove", "--force", "busy"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let (first, hint) = error_lines(&stderr(&out));
+    assert_eq!(
+        first,
+        "git berth: worktree 'busy' is where agent 'busy' still runs"
+    );
+    assert!(hint.unwrap().contains("kill-pane -t %"));
+    assert!(path.is_dir());
+    let out = f.berth(&f.repo, &[], &["clean", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let reason = report["worktrees"][0]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("agent busy running"), "{reason}");
+    assert!(path.is_dir());
+
+    let pane = f.agent("busy")["pane"].as_str().unwrap().to_owned();
+    tmux.run(&["kill-pane", "-t", &pane]);
+    wait_for("the agent to be gone", || {
+        f.agent("busy")["status"] == "gone"
+    });
+    let out = f.berth(&f.repo, &[], &["remove", "busy"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(!path.exists());
+}
+
+#[test]
+fn outside_tmux_agents_open_in_a_detached_session_named_for_the_project() {
+    let f = Fixture::new();
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    // tmux's default socket lives under TMUX_TMPDIR: the sandbox's own.
+    let tmpdir = f.sb.root.join("tmuxtmp");
+    std::fs::create_dir_all(&tmpdir).unwrap();
+    let tmpdir_s = tmpdir.display().to_string();
+    let env = [("TMUX_TMPDIR", tmpdir_s.as_str())];
+    struct Kill(PathBuf);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = Command::new("tmux")
+                .env("TMUX_TMPDIR", &self.0)
+                .arg("kill-server")
+                .output();
+        }
+    }
+    let _kill = Kill(tmpdir.clone());
+    for name in ["one", "two"] {
+        let out = f.berth(&f.repo, &env, &["spawn", name, "--runtime", "shell"]);
+        assert!(out.status.success(), "{}", outputs(&out));
+        assert!(
+            stderr(&out).contains("hint: watch it with: tmux -S "),
+            "{}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains(" attach -t berth-app"),
+            "{}",
+            stderr(&out)
+        );
+        f.agent_env(name);
+    }
+    let windows = Command::new("tmux")
+        .env("TMUX_TMPDIR", &tmpdir)
+        .args(["list-windows", "-t", "berth-app", "-F", "#{window_name}"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&windows), "one\ntwo\n");
+}
+
+#[test]
+fn without_a_terminal_berth_prints_the_command_and_with_here_it_runs_it_in_place() {
+    let f = Fixture::new();
+    let before = f.sb.state(&f.repo);
+    // No tmux on PATH: only the berth binary and what sh needs.
+    let bin = f.sb.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["sh", "env", "git", "mv", "sleep"] {
+        if let Some(found) = std::env::var_os("PATH")
+            .iter()
+            .flat_map(std::env::split_paths)
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+        {
+            let _ = std::os::unix::fs::symlink(found, bin.join(tool));
+        }
+    }
+    let path = format!("{}:{}", berth_bin_dir().display(), bin.display());
+    let run = |args: &[&str]| {
+        let mut cmd = f.sb.berth_command(&f.repo, args);
+        cmd.env("PATH", &path);
+        cmd.stdin(std::process::Stdio::null()).output().unwrap()
+    };
+    let out = run(&["layer1", "solo", "feat/solo", "shell", "--prompt", "go"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "cd {} && git berth layer1 solo feat/solo shell --prompt go --here\n",
+            f.repo.display()
+        )
+    );
+    assert!(stderr(&out).starts_with("git berth: no terminal to open the agent in"));
+    assert_eq!(f.sb.state(&f.repo), before);
+
+    // Its input is empty: told to stop, the script ends once it has read all of it.
+    std::fs::write(f.out.join("solo.stop"), "").unwrap();
+    let out = run(&[
+        "layer1",
+        "solo",
+        "feat/solo",
+        "shell",
+        "--prompt",
+        "go",
+        "--here",
+    ]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let seen = f.agent_env("solo");
+    assert_eq!(seen["BERTH_AGENT_LAYER"], "1");
+    assert_eq!(seen["BERTH_AGENT_PROMPT"], "go");
+    assert!(f.agent_file("solo", "cwd").trim().ends_with("/solo"));
+    let agent = f.agent("solo");
+    assert_eq!(agent["backend"], "none");
+    assert_eq!(agent["status"], "gone");
+}
+
+/// A stand-in for herdr 0.8 on PATH: it logs its arguments, answers `tab create` and
+/// `pane split` with the JSON herdr prints, and runs what `pane run` types, as the pane's shell
+/// would.
+fn herdr_stand_in(f: &Fixture) -> (PathBuf, PathBuf) {
+    let bin = f.sb.root.join("herdr-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = f.sb.root.join("herdr.log");
+    std::fs::write(
+        bin.join("herdr"),
+        format!(
+            "#!/bin/sh\n\
+             printf '%s\\n' \"$*\" >> {log}\n\
+             case \"$1 $2\" in\n\
+             'tab create') echo '{{\"result\":{{\"tab\":{{\"tab_id\":\"t9\"}},\"root_pane\":{{\"pane_id\":\"p9\"}}}}}}' ;;\n\
+             'pane split') echo '{{\"result\":{{\"pane\":{{\"pane_id\":\"p10\"}}}}}}' ;;\n\
+             'pane run') sh -c \"$4\" </dev/null >/dev/null 2>&1 & ;;\n\
+             esac\n",
+            log = sh_quote(log.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        bin.join("herdr"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    (bin, log)
+}
+
+#[test]
+fn inside_herdr_a_layer_1_agent_gets_a_tab_and_is_started_by_pane_run() {
+    let f = Fixture::new();
+    let (bin, log) = herdr_stand_in(&f);
+    let path = format!("{}:{}", bin.display(), path_with_berth());
+    let env = [
+        ("PATH", path.as_str()),
+        ("HERDR_ENV", "1"),
+        ("HERDR_PANE_ID", "p1"),
+        ("BERTH_ALLOW_MAIN_WORKTREE", "1"),
+    ];
+    // The stand-in's agents run outside any terminal: end them when the test ends, passed or not.
+    struct EndAgents(PathBuf);
+    impl Drop for EndAgents {
+        fn drop(&mut self) {
+            for entry in std::fs::read_dir(&self.0).into_iter().flatten().flatten() {
+                if entry.path().extension().is_some_and(|e| e == "pid")
+                    && let Ok(pid) = std::fs::read_to_string(entry.path())
+                {
+                    let _ = Command::new("kill").arg(pid.trim()).output();
+                }
+            }
+        }
+    }
+    let _end = EndAgents(f.sb.common_dir(&f.repo).join("berth/agents"));
+    let out = f.berth(
+        &f.repo,
+        &env,
+        &["layer1", "web", "feat/web", "shell", "--prompt", "hi"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let wt = PathBuf::from(stdout(&out).trim());
+    let seen = f.agent_env("web");
+    assert_eq!(seen["BERTH_AGENT_LAYER"], "1");
+    assert!(!seen.contains_key("BERTH_ALLOW_MAIN_WORKTREE"));
+    assert_eq!(f.agent_file("web", "cwd").trim(), wt.display().to_string());
+
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    let common = f.sb.common_dir(&f.repo);
+    assert_eq!(
+        lines[0],
+        format!(
+            "tab create --cwd {wt} --label web \
+             --env BERTH_AGENT_BRANCH=feat/web --env BERTH_AGENT_LAYER=1 \
+             --env BERTH_AGENT_NAME=web --env BERTH_AGENT_NORMS={norms} \
+             --env BERTH_AGENT_PROMPT=hi --env BERTH_AGENT_WORKTREE={wt} \
+             --env BERTH_SESSION=agent-web --env PATH={path} --no-focus",
+            wt = wt.display(),
+            norms = common.join("berth/agents/web.md").display(),
+        )
+    );
+    let run = lines[1];
+    assert!(
+        run.starts_with(&format!(
+            "pane run p9 cd {} && sh -c 'echo $$ > \"$0\" && exec \"$@\"' {} env -u BERTH_ALLOW_MAIN_WORKTREE -u BERTH_MASTER_SESSION -u BERTH_SESSION_PID ",
+            wt.display(),
+            common.join("berth/agents/web.pid").display()
+        )),
+        "{run}"
+    );
+    let agent = f.agent("web");
+    assert_eq!(agent["backend"], "herdr");
+    assert_eq!(agent["pane"], "p9");
+    assert_eq!(agent["status"], "alive");
+
+    // send types through `pane run`; a layer-2 split goes beside the caller's pane.
+    let out = f.berth(&f.repo, &env, &["send", "web", "next task"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let layer2_env = [
+        ("PATH", path.as_str()),
+        ("HERDR_ENV", "1"),
+        ("HERDR_PANE_ID", "p9"),
+        ("BERTH_AGENT_LAYER", "1"),
+        (
+            "BERTH_AGENT_WORKTREE",
+            seen["BERTH_AGENT_WORKTREE"].as_str(),
+        ),
+        ("BERTH_AGENT_BRANCH", "feat/web"),
+        ("BERTH_SESSION", "agent-web"),
+    ];
+    let out = f.berth(&wt, &layer2_env, &["layer2", "web-2", "shell"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    f.agent_env("web-2");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    assert_eq!(lines[2], "pane run p9 next task");
+    assert!(
+        lines[3].starts_with(&format!(
+            "pane split --pane p9 --direction right --cwd {} --env BERTH_AGENT_BRANCH=feat/web --env BERTH_AGENT_LAYER=2 ",
+            wt.display()
+        )),
+        "{}",
+        lines[3]
+    );
+    assert!(lines[3].ends_with(" --no-focus"), "{}", lines[3]);
+    assert!(lines[4].starts_with("pane run p10 cd "), "{}", lines[4]);
+}
+
+#[test]
+fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    // Outside any terminal: the path alone.
+    let out = f.berth(&f.repo, &[], &["feat", "login"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let path = PathBuf::from(stdout(&out).trim());
+    assert_eq!(
+        f.sb.git(&path, &["branch", "--show-current"]).trim(),
+        "feat/login"
+    );
+    // Inside tmux: a shell tab there too, in front.
+    let env = in_tmux(&tmux);
+    let out = f.berth(&f.repo, &pairs(&env), &["feat", "fix/crash", "--json"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let feat: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(feat["branch"], "fix/crash");
+    let pane = feat["pane"].as_str().unwrap();
+    assert_eq!(
+        tmux.pane_format(pane, "#{pane_current_path}"),
+        feat["path"].as_str().unwrap()
+    );
+    assert!(f.agents().is_empty(), "a person's tab is no agent");
+}
