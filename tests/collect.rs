@@ -495,3 +495,24 @@ fn collect_in_gits_pager_is_coloured_and_cut_to_the_width() {
     let piped = sb.berth_ok(&repo, &["collect"]);
     assert!(!piped.contains('\x1b') && !piped.contains('…'), "{piped}");
 }
+
+#[test]
+fn a_squash_merged_worktree_reads_as_landed_not_as_work_to_merge() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let squashed = sb.add(&repo, &["squashed"]);
+    sb.commit_file(&squashed, "squashed.txt", "one\n");
+    sb.commit_file(&squashed, "squashed.txt", "one\ntwo\n");
+    sb.git(&repo, &["merge", "-q", "--squash", "berth/squashed"]);
+    sb.git(&repo, &["commit", "-q", "-m", "squashed work"]);
+    let open = sb.add(&repo, &["open"]);
+    sb.commit_file(&open, "open.txt", "new\n");
+
+    let report = sb.berth_json(&repo, &["collect", "--json"]);
+    assert_eq!(work(&report, "squashed")["landed"], true, "{report}");
+    assert_eq!(work(&report, "open")["landed"], false, "{report}");
+    let text = sb.berth_ok(&repo, &["collect"]);
+    let line = text.lines().find(|l| l.contains("squashed")).unwrap();
+    assert!(line.contains("landed on main"), "{text}");
+    assert!(!line.contains("merges cleanly"), "{text}");
+}

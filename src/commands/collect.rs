@@ -94,6 +94,9 @@ pub struct Work {
     pub unpushed: Option<usize>,
     /// Whether HEAD merges into the trunk without conflicts (tried in memory).
     pub merges_cleanly: Option<bool>,
+    /// Every change of its own commits is on the trunk already (merged, squash-merged or
+    /// rebased): what `clean` removes. Null when it has no commits of its own.
+    pub landed: Option<bool>,
     /// Files HEAD changes relative to its merge base with the trunk.
     #[serde(skip)]
     pub files: Vec<String>,
@@ -161,6 +164,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
         dirty: None,
         unpushed: None,
         merges_cleanly: None,
+        landed: None,
         files: Vec::new(),
         head: None,
     };
@@ -196,6 +200,11 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
     if let Some(trunk) = graph::resolve_commit(&repo, trunk) {
         work.merges_cleanly = graph::merges_cleanly(&repo, trunk, head).ok();
         work.files = graph::changed_files(&repo, trunk, head).unwrap_or_default();
+        if work.ahead.unwrap_or(0) > 0 {
+            work.landed = graph::work_not_landed(&repo, head, &[trunk], Some(trunk))
+                .ok()
+                .map(|left| left == 0);
+        }
     }
     work
 }
@@ -406,6 +415,7 @@ fn row(w: &Work, trunk: &str) -> render::Row {
         _ => "-".into(),
     };
     let into_trunk = match w.merges_cleanly {
+        _ if w.landed == Some(true) => Cell::painted(format!("landed on {trunk}"), Paint::Green),
         Some(false) => Cell::painted(format!("conflicts with {trunk}"), Paint::Red),
         Some(true) if w.ahead.unwrap_or(0) > 0 => {
             Cell::painted(format!("merges cleanly into {trunk}"), Paint::Green)
@@ -455,6 +465,7 @@ mod tests {
             dirty: None,
             unpushed: None,
             merges_cleanly: None,
+            landed: None,
             files: files.iter().map(|f| f.to_string()).collect(),
             head: None,
         }
