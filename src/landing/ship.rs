@@ -709,18 +709,20 @@ fn run_gate(
     }
 }
 
-/// Remove a scratch worktree and its branch, whatever is in it; a failure is only a warning
-/// (`clean` or the next `ship` removes it).
+/// Remove a scratch worktree and its branch, whatever is in it, through the lifecycle's removal
+/// (teardown, checkout, admin entry, record, port block), without judging it first: it holds
+/// nothing of anyone's. A failure is only a warning (the next `ship`, or `prune`, removes it).
 fn remove_scratch(ctx: &Context, scratch: &str) {
-    let registry = match Store::new(ctx.state_dir()).load() {
-        Ok(r) => r,
-        Err(_) => return,
-    };
-    if registry.find(scratch).is_none() {
-        return;
-    }
-    if let Err(err) = worktree::remove::remove(ctx, &[scratch.to_owned()], true, true, &mut |_| {})
-    {
+    let removed = (|| -> Result<()> {
+        let mut locked = worktree::lock(ctx)?;
+        if locked.registry.find(scratch).is_none() {
+            return Ok(());
+        }
+        let entry = worktree::find(ctx, &locked.registry, scratch)?;
+        worktree::remove::carry_out(ctx, &mut locked, &entry, true, true)?;
+        Ok(())
+    })();
+    if let Err(err) = removed {
         crate::error::warn(format_args!(
             "could not remove the scratch worktree '{scratch}': {}",
             crate::error::render(&err).0
