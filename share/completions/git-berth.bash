@@ -53,7 +53,18 @@ _git_berth ()
 	remove,--*|rm,--*) __gitcomp "--force --delete-branch --json --session= --help" ;;
 	clean,--*) __gitcomp "--dry-run --delete-branch --json --session= --help" ;;
 	collect,--*) __gitcomp "--json --session= --help" ;;
-	review,--*) __gitcomp "--session= --help" ;;
+	review,*)
+		local nested="$(__git_find_on_cmdline "approve reject status")"
+		case "$nested,$cur" in
+		,--*) __gitcomp "--session= --help" ;;
+		,*) __gitcomp "approve reject status" ;;
+		approve,--*) __gitcomp "--note= --json --session= --help" ;;
+		approve,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		reject,--*) __gitcomp "--note= --json --session= --help" ;;
+		reject,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		status,--*) __gitcomp "--json --session= --help" ;;
+		status,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		esac ;;
 	prune,--*) __gitcomp "--dry-run --json --session= --help" ;;
 	ship,--*) __gitcomp "--all-approved --strategy= --gate= --keep --dry-run --push --history --json --session= --help" ;;
 	log,--*) __gitcomp "--json --session= --help" ;;
@@ -62,7 +73,14 @@ _git_berth ()
 	trust,--*) __gitcomp "--show --json --session= --help" ;;
 	guard,--*) __gitcomp "--runtime= --session= --help" ;;
 	init,--*) __gitcomp "--runtime= --worktrees --with-orchestrator --force --uninstall --session= --help" ;;
-	hook,--*) __gitcomp "--session= --help" ;;
+	hook,*)
+		local nested="$(__git_find_on_cmdline "worktree-create worktree-remove")"
+		case "$nested,$cur" in
+		,--*) __gitcomp "--session= --help" ;;
+		,*) __gitcomp "worktree-create worktree-remove" ;;
+		worktree-create,--*) __gitcomp "--session= --help" ;;
+		worktree-remove,--*) __gitcomp "--session= --help" ;;
+		esac ;;
 	completions,--*) __gitcomp "--session= --help" ;;
 	master,--*) __gitcomp "--session= --help" ;;
 	layer1,--*) __gitcomp "--prompt= --backend= --here --json --session= --help" ;;
@@ -77,10 +95,8 @@ _git_berth ()
 	release,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	path,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	remove,*|rm,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
-	review,*) __gitcomp "approve reject status" ;;
 	ship,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	setup,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
-	hook,*) __gitcomp "worktree-create worktree-remove" ;;
 	completions,*) __gitcomp "bash zsh fish" ;;
 	layer1,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	layer2,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;

@@ -107,7 +107,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l json -d 'P
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk": ..., "worktrees": [...], "conflicts": [...]}'
-complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -f -a "approve" -d 'Approve a worktree\'s head commit, so that it may land'
@@ -153,11 +153,11 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l gate -d 
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l local -d 'Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks'
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l json -d 'Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}'
-complete -c git-berth -n "__fish_git_berth_using_subcommand install" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l show -d 'Only show each hook and whether it is trusted'
 complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l json -d 'Print JSON: {"hooks": [{"name", "state", "hash", "location"}], "newly_trusted": n}'
-complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand guard" -l runtime -d 'Read this runtime\'s hook JSON on stdin (the tool call) and answer in its form' -r -f -a "claude\t''
 codex\t''
 gemini\t''
@@ -187,29 +187,29 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -s h -l
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l backend -d 'The terminal to open its tab in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
 herdr\t''
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l here -d 'Run the agent in this terminal instead of a new tab'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l here -d 'Run the agent in this terminal instead of a new tab or split'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l backend -d 'The terminal to split [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
 herdr\t''
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l here -d 'Run the agent in this terminal instead of a split'
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l here -d 'Run the agent in this terminal instead of a new tab or split'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l worktree -d 'The worktree it works in, made if missing and shared with every agent that names it [default: one named after the agent]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l runtime -d 'The runtime: opencode (default), claude, codex, pi or shell' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l backend -d 'The terminal to open its tab in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
 herdr\t''
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l here -d 'Run the agent in this terminal instead of a new tab'
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l here -d 'Run the agent in this terminal instead of a new tab or split'
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -l worktree -d 'The worktree to move it to, made if missing [default: where it was]' -r

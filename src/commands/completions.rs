@@ -312,6 +312,11 @@ _git_berth ()
     );
     s.push_str("\t,*) __gitcomp \"$commands\" ;;\n");
     for sub in &subs {
+        // A command with commands of its own completes all its words in one branch.
+        if let Some(branch) = bash_nested(sub) {
+            let _ = writeln!(s, "\t{}){branch} ;;", patterns(sub, "*"));
+            continue;
+        }
         let _ = writeln!(
             s,
             "\t{}) __gitcomp \"{}\" ;;",
@@ -319,17 +324,9 @@ _git_berth ()
             long_options(sub).join(" ")
         );
     }
-    for sub in &subs {
-        let words = match positional_words(sub) {
-            // `__git` runs git as the command line does (`git -C <dir>`), quietly.
-            Some(Words::Worktrees) => format!(
-                "__gitcomp_nl \"$(__git {} {WORKTREES_WORDS})\"",
-                names::TOOL.trim_start_matches("git ")
-            ),
-            Some(Words::Commands) => "__gitcomp \"$commands\"".to_owned(),
-            Some(Words::Subcommands(words) | Words::Values(words)) => {
-                format!("__gitcomp \"{}\"", words.join(" "))
-            }
+    for sub in subs.iter().filter(|sub| bash_nested(sub).is_none()) {
+        let words = match bash_words(sub) {
+            Some(words) => words,
             // Nothing offered: bash falls back to file names, as git's completion sets it up.
             None => continue,
         };
@@ -352,6 +349,54 @@ fi
         bin = names::BIN
     );
     s
+}
+
+/// The bash that completes `cmd`'s positional words, if anything better than file names.
+fn bash_words(cmd: &Command) -> Option<String> {
+    Some(match positional_words(cmd)? {
+        // `__git` runs git as the command line does (`git -C <dir>`), quietly.
+        Words::Worktrees => format!(
+            "__gitcomp_nl \"$(__git {} {WORKTREES_WORDS})\"",
+            names::TOOL.trim_start_matches("git ")
+        ),
+        Words::Commands => "__gitcomp \"$commands\"".to_owned(),
+        Words::Subcommands(words) | Words::Values(words) => {
+            format!("__gitcomp \"{}\"", words.join(" "))
+        }
+    })
+}
+
+/// For a command with commands of its own (`review approve`), the body of its one case branch:
+/// the nested command on the line decides the options and words offered.
+fn bash_nested(cmd: &Command) -> Option<String> {
+    let nested: Vec<&Command> = cmd.get_subcommands().filter(|s| !s.is_hide_set()).collect();
+    if nested.is_empty() {
+        return None;
+    }
+    let names = visible_commands(cmd).join(" ");
+    let mut s = format!(
+        "\n\t\tlocal nested=\"$(__git_find_on_cmdline \"{names}\")\"\n\t\tcase \"$nested,$cur\" in\n\
+         \t\t,--*) __gitcomp \"{}\" ;;\n\t\t,*) __gitcomp \"{names}\" ;;\n",
+        long_options(cmd).join(" ")
+    );
+    for sub in nested {
+        let spelled = spellings(sub).join("|");
+        let _ = writeln!(
+            s,
+            "\t\t{}) __gitcomp \"{}\" ;;",
+            spellings(sub)
+                .iter()
+                .map(|p| format!("{p},--*"))
+                .collect::<Vec<_>>()
+                .join("|"),
+            long_options(sub).join(" ")
+        );
+        if let Some(words) = bash_words(sub) {
+            let _ = writeln!(s, "\t\t{}) {words} ;;", spelled.replace('|', ",*|") + ",*");
+        }
+    }
+    s.push_str("\t\tesac");
+    Some(s)
 }
 
 /// Does this argument take a value?
