@@ -122,6 +122,7 @@ pub fn effects(command: &str, cwd: &Path, env: Env<'_>) -> Result<Vec<Effect>, N
         written: std::collections::HashMap::new(),
         cwd: cwd.to_path_buf(),
         piped: false,
+        editor: false,
     };
     walk.taint(&toks);
     if let Some(what) = walk.redefines.take() {
@@ -399,6 +400,9 @@ struct Walk<'e> {
     cwd: PathBuf,
     /// The program being walked is run by `xargs`, which hands it more words.
     piped: bool,
+    /// The command sets git's editor (`GIT_SEQUENCE_EDITOR=...`, `-c core.editor=...`) to
+    /// something other than a no-op.
+    editor: bool,
     /// Something in the command changes what names mean (a function, `hash -p`, `shopt -s
     /// cdable_vars`, `BASH_ENV`): found before the walk, it makes the whole command unknown.
     redefines: Option<String>,
@@ -496,6 +500,10 @@ impl Walk<'_> {
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                     .collect();
                 let assigns = is_assignment(&w.raw);
+                if assigns && EDITOR_VARIABLES.contains(&name.as_str()) {
+                    let value = scan::value(w).and_then(|t| Some(t.split_once('=')?.1.to_string()));
+                    self.editor |= !value.as_deref().is_some_and(is_no_op_editor);
+                }
                 if assigns || command.is_some() {
                     self.set(&name, assigns && w.dynamic, assigns);
                 }
@@ -1491,6 +1499,14 @@ impl Walk<'_> {
                     configured = true;
                     if let Some(v) = value() {
                         if let Some((key, val)) = v.split_once('=')
+                            && matches!(
+                                key.to_ascii_lowercase().as_str(),
+                                "core.editor" | "sequence.editor"
+                            )
+                        {
+                            self.editor |= !is_no_op_editor(val);
+                        }
+                        if let Some((key, val)) = v.split_once('=')
                             && key.to_ascii_lowercase().starts_with("alias.")
                         {
                             // `!text` is shell text; any other alias is more words for git.
@@ -1558,9 +1574,15 @@ impl Walk<'_> {
     /// The branches git writes (see [`branch_writes`]), each judged in every place git may
     /// work: the folders it runs in and the repositories it is pointed at.
     fn branch_effects(&mut self, verb: &str, from_verb: &[Arg], work: &[Dir]) {
-        let writes = branch_writes(verb, &from_verb[1..], self.piped);
+        let writes = branch_writes(verb, &from_verb[1..], self.piped, self.editor);
         if let Some(b) = writes.checks_out {
             self.emit(Effect::ChecksOut(b));
+        }
+        for text in &writes.runs {
+            match text {
+                Some(t) => self.nested_text(t),
+                None => self.unknown(format!("what `git {verb}` runs")),
+            }
         }
         if writes.refs.is_empty() {
             return;
@@ -2258,6 +2280,20 @@ impl<'a> GitWords<'a> {
 struct BranchWrites {
     refs: Vec<Ref>,
     checks_out: Option<String>,
+    /// Shell text git runs on the way (`rebase --exec`, `bisect run`), which may write
+    /// branches itself; `None` in it is text only the shell knows.
+    runs: Vec<Option<String>>,
+}
+
+/// Variables that name the program git runs to edit text (a rebase's todo list among it).
+const EDITOR_VARIABLES: &[&str] = &["GIT_SEQUENCE_EDITOR", "GIT_EDITOR", "VISUAL", "EDITOR"];
+
+/// An editor that leaves the text as git wrote it.
+fn is_no_op_editor(program: &str) -> bool {
+    matches!(
+        program.trim(),
+        "true" | ":" | "cat" | "/bin/true" | "/usr/bin/true"
+    )
 }
 
 /// The verbs that make a commit on, or reset, the branch checked out where they run.
@@ -2274,7 +2310,8 @@ const GIT_MOVES_CURRENT: &[&str] = &[
 /// The branches a git command writes, read from its words: by name (deletes, renames,
 /// force-resets, pushes to, fetches into), all of them, the one checked out where it runs, or
 /// ones only the shell knows. `piped`: `xargs` hands it more words, which may name any branch.
-fn branch_writes(verb: &str, args: &[Arg], piped: bool) -> BranchWrites {
+/// `editor`: the command sets git's editor to a program of its own.
+fn branch_writes(verb: &str, args: &[Arg], piped: bool, editor: bool) -> BranchWrites {
     let mut out = BranchWrites::default();
     let words = |takes_value: &[&str]| GitWords::read(args, takes_value);
     let named = |ws: &[GitWord]| -> Vec<Ref> { ws.iter().map(|w| w.branch()).collect() };
@@ -2386,7 +2423,10 @@ fn branch_writes(verb: &str, args: &[Arg], piped: bool) -> BranchWrites {
             } else if w.has(&["-f", "--force"]) {
                 out.refs.extend(ops.first().map(|w| w.branch()));
             }
-            if piped && !out.refs.is_empty() {
+            let writes = [
+                "-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+            ];
+            if piped && w.has(&[&writes[..], &["-f", "--force"]].concat()) {
                 out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
             }
         }
@@ -2445,6 +2485,26 @@ fn branch_writes(verb: &str, args: &[Arg], piped: bool) -> BranchWrites {
                 w.operands.get(1)
             };
             out.refs.push(branch.map_or(Ref::Current, |b| b.branch()));
+            // Each `--exec` is shell text run after each commit; an editor the command sets
+            // writes the todo list, whose `exec` lines run anything.
+            for (opt, v) in &w.values {
+                if matches!(opt.as_str(), "-x" | "--exec") {
+                    out.runs.push(v.and_then(GitWord::text).map(str::to_string));
+                }
+            }
+            if editor && w.has(&["-i", "--interactive"]) {
+                out.refs
+                    .push(Ref::Unknown("the todo list an editor writes".into()));
+            }
+        }
+        "bisect" if args.first().is_some_and(|a| a.is("run")) => {
+            let words: Option<Vec<&str>> = args[1..].iter().map(|a| a.text.as_deref()).collect();
+            out.runs.push(words.map(|w| w.join(" ")));
+        }
+        // It runs its text in every submodule, from folders the guard does not know.
+        "submodule" if args.iter().any(|a| a.is("foreach")) => {
+            out.refs
+                .push(Ref::Unknown("what `submodule foreach` runs".into()));
         }
         "symbolic-ref" => {
             let w = words(&["-m"]);
@@ -2722,6 +2782,41 @@ mod tests {
             )),
             "{piped:?}"
         );
+    }
+
+    #[test]
+    fn text_git_runs_on_the_way_is_judged_as_the_commands_it_is() {
+        for (cmd, moved) in [
+            ("git rebase -x 'git push origin HEAD:main' a", named("main")),
+            ("git rebase --exec='git branch -D main' a", named("main")),
+            (
+                "git bisect run git update-ref refs/heads/main HEAD",
+                named("refs/heads/main"),
+            ),
+        ] {
+            let e = fx(cmd);
+            assert!(
+                e.iter()
+                    .any(|e| matches!(e, Effect::MovesBranch { branch, .. } if *branch == moved)),
+                "{cmd}: {e:?}"
+            );
+        }
+        let unknown = |cmd: &str| {
+            fx(cmd).iter().any(|e| {
+                matches!(
+                    e,
+                    Effect::MovesBranch {
+                        branch: Ref::Unknown(_),
+                        ..
+                    }
+                )
+            })
+        };
+        assert!(unknown("git submodule foreach 'git push'"));
+        assert!(unknown("GIT_SEQUENCE_EDITOR='sed -i x' git rebase -i a"));
+        assert!(unknown("git -c core.editor=vim rebase --interactive a"));
+        assert!(!unknown("GIT_SEQUENCE_EDITOR=true git rebase -i a"));
+        assert!(!unknown("GIT_EDITOR='sed -i x' git rebase a"));
     }
 
     #[test]
