@@ -547,6 +547,21 @@ fn keep_leaves_the_worktree_and_a_primary_on_another_branch_is_left_alone() {
     );
     assert_eq!(sb.git(&repo, &["branch", "--show-current"]).trim(), "side");
     assert_eq!(sb.status(&repo), "");
+
+    // The trunk checked out in a linked worktree would not be brought along: refused.
+    let other = sb.root.join("on-main");
+    sb.git(
+        &repo,
+        &["worktree", "add", "-q", other.to_str().unwrap(), "main"],
+    );
+    approved_work(&sb, &repo, "more", "m.txt", "m\n", &reviewer);
+    let main = sb.rev(&repo, "main");
+    let err = sb.berth_err(&repo, &["ship", "more"]);
+    assert!(
+        err.contains("main is checked out in") && err.contains("on-main"),
+        "{err}"
+    );
+    assert_eq!(sb.rev(&repo, "main"), main);
 }
 
 #[test]

@@ -824,6 +824,21 @@ fn commit_landing(
     if let Some(primary) = &primary {
         check_primary(primary, tip, candidate)?;
     }
+    // Only the primary is brought along: a linked worktree on the trunk would seem to revert it.
+    let elsewhere: Vec<String> = git::worktrees::checked_out_in(&ctx.repo, trunk)?
+        .into_iter()
+        .filter(|dir| Some(dir) != ctx.primary.as_ref())
+        .map(|dir| dir.display().to_string())
+        .collect();
+    if !elsewhere.is_empty() {
+        return Err(refuse_with_hint(
+            format!(
+                "{trunk} is checked out in {}, which ship does not bring along; nothing was landed",
+                elsewhere.join(", ")
+            ),
+            "switch that worktree to another branch, then ship again",
+        ));
+    }
     let journal = journal_path(ctx);
     let text = toml::to_string(&Journal {
         landing: landing.clone(),
