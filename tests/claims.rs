@@ -313,7 +313,17 @@ fn release_of_another_live_sessions_claim_is_refused() {
 
     let err = sb.berth_err(&repo, &["release", "auth"]);
 
-    assert!(err.contains("claimed by session s2"), "{err}");
+    let (line, hint) = common::error_lines(&err);
+    let pid = format!("claimed by session s2 (pid {}, ", agent.pid());
+    assert!(line.contains(&pid), "{err}");
+    let hint = hint.unwrap();
+    assert!(hint.contains("only its holder releases it"), "{hint}");
+    assert!(hint.contains("berth.claimTtl"), "{hint}");
+    let (line, _) = common::error_lines(&sb.berth_err(&repo, &["remove", "auth"]));
+    assert!(
+        line.contains(&pid),
+        "remove names the holder as claim does: {line}"
+    );
     assert_eq!(registry_bytes(&sb, &repo), before);
     let row = sb.list_row(&repo, "auth");
     assert_eq!(row["status"], "claimed");

@@ -70,17 +70,27 @@ pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
 
 /// The refusal when another live session holds a worktree.
 pub fn held_by_other(record: &Record, now: u64) -> anyhow::Error {
-    let claim = record.claim.as_ref().expect("a live hold has a claim");
     refuse_with_hint(
         format!(
-            "worktree '{}' is claimed by session {} (pid {}, {})",
+            "worktree '{}' is claimed by {}",
             record.name,
+            holder(record, now)
+        ),
+        "pick another name, or wait for it to be released",
+    )
+}
+
+/// Who holds a worktree's claim, as refusals name them: `session s2 (pid 4121, 3m ago)`.
+pub fn holder(record: &Record, now: u64) -> String {
+    match &record.claim {
+        Some(claim) => format!(
+            "session {} (pid {}, {})",
             claim.session,
             claim.pid,
             crate::clock::age(now, claim.at)
         ),
-        "pick another name, or wait for it to be released",
-    )
+        None => "no session".to_owned(),
+    }
 }
 
 /// Take the worktree `name` for the caller's session.
@@ -112,7 +122,18 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     let now = crate::clock::now();
     let hold = session::hold(record.claim.as_ref(), &me, ttl);
     if hold == Hold::Live {
-        return Err(held_by_other(record, now));
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' is claimed by {}",
+                record.name,
+                holder(record, now)
+            ),
+            format!(
+                "only its holder releases it; the claim goes stale when that process ends or \
+                 after {} (git config berth.claimTtl)",
+                crate::clock::format_duration(ttl)
+            ),
+        ));
     }
     let released = Released {
         name: record.name.clone(),

@@ -286,7 +286,13 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
             },
         ),
         Verdict::Claimed(session) => (
-            format!("worktree '{name}' is claimed by session {session}"),
+            format!(
+                "worktree '{name}' is claimed by {}",
+                match &entry.record {
+                    Some(record) => super::claim::holder(record, crate::clock::now()),
+                    None => format!("session {session}"),
+                }
+            ),
             format!(
                 "wait for it to be released, or remove it anyway with {} remove --force '{name}'",
                 names::TOOL
