@@ -6,97 +6,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 use common::*;
-
-/// A private tmux server, killed when dropped.
-struct Tmux {
-    socket: PathBuf,
-    /// The first pane (the master's, in the primary checkout).
-    pane: String,
-}
-
-impl Tmux {
-    /// Start a server on `<sandbox>/tmux.sock` with one session in `cwd`; `None` (after saying
-    /// why) where tmux is not installed.
-    fn start(sb: &Sandbox, cwd: &Path) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("skipped: tmux is not installed");
-            return None;
-        }
-        let socket = sb.root.join("tmux.sock");
-        let mut tmux = Tmux {
-            socket,
-            pane: String::new(),
-        };
-        let out = tmux.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-x",
-            "200",
-            "-y",
-            "50",
-            "-c",
-            cwd.to_str().unwrap(),
-            "-P",
-            "-F",
-            "#{pane_id}",
-        ]);
-        tmux.pane = out.trim().to_owned();
-        Some(tmux)
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut cmd = Command::new("tmux");
-        cmd.arg("-S").arg(&self.socket).args(args);
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = self.command(args).output().unwrap();
-        assert!(out.status.success(), "tmux {args:?}: {}", stderr(&out));
-        stdout(&out)
-    }
-
-    /// What `$TMUX` holds in a pane of this server.
-    fn env_value(&self) -> String {
-        format!("{},1,0", self.socket.display())
-    }
-
-    /// A format of one pane (`#{pane_current_path}`).
-    fn pane_format(&self, pane: &str, format: &str) -> String {
-        self.run(&["display-message", "-p", "-t", pane, format])
-            .trim()
-            .to_owned()
-    }
-
-    fn panes(&self) -> Vec<String> {
-        self.run(&["list-panes", "-a", "-F", "#{pane_id}"])
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.command(&["kill-server"]).output();
-    }
-}
-
-/// Poll `done` every 20 ms for at most ten seconds.
-fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < until, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// A repository whose shell runtime is a script that reports into `<root>/out/<agent>.*`.
 struct Fixture {
@@ -151,6 +62,34 @@ impl Fixture {
             cmd.env(k, v);
         }
         cmd.output().unwrap()
+    }
+
+    /// A fixture, and a tmux server whose first pane is in its repository; `None` without tmux.
+    fn with_tmux() -> Option<(Fixture, Tmux)> {
+        let f = Fixture::new();
+        let tmux = Tmux::start(&f.sb, &f.repo)?;
+        Some((f, tmux))
+    }
+
+    /// `layer1 <name> feat/<name> shell` from the master's pane: the worktree, once the agent
+    /// has reported.
+    fn layer1(&self, tmux: &Tmux, name: &str) -> PathBuf {
+        let env = in_tmux(tmux);
+        let branch = format!("feat/{name}");
+        let out = self.berth_ok(
+            &self.repo,
+            &pairs(&env),
+            &["layer1", name, &branch, "shell"],
+        );
+        self.agent_env(name);
+        PathBuf::from(stdout(&out).trim())
+    }
+
+    /// [`Fixture::berth`], required to succeed.
+    fn berth_ok(&self, dir: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+        let out = self.berth(dir, env, args);
+        assert!(out.status.success(), "{args:?}: {}", outputs(&out));
+        out
     }
 
     /// What the agent `name` wrote: its environment, once it has written all it writes.
@@ -212,7 +151,7 @@ fn layer_1_opens_a_window_in_its_worktree_with_its_identity_and_no_hatch() {
     env.push(("BERTH_ALLOW_MAIN_WORKTREE", "1".into()));
     env.push(("BERTH_MASTER_SESSION", "1".into()));
     env.push(("BERTH_SESSION_PID", "1".into()));
-    let out = f.berth(
+    let out = f.berth_ok(
         &f.repo,
         &pairs(&env),
         &[
@@ -224,7 +163,6 @@ fn layer_1_opens_a_window_in_its_worktree_with_its_identity_and_no_hatch() {
             "fix the login",
         ],
     );
-    assert!(out.status.success(), "{}", outputs(&out));
     let path = PathBuf::from(stdout(&out).trim());
     assert!(path.is_dir(), "{}", path.display());
     assert_eq!(
@@ -272,17 +210,10 @@ fn layer_1_opens_a_window_in_its_worktree_with_its_identity_and_no_hatch() {
 
 #[test]
 fn layer_2_splits_the_parents_window_and_shares_its_worktree() {
-    let f = Fixture::new();
-    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
         return;
     };
-    let env = in_tmux(&tmux);
-    let out = f.berth(
-        &f.repo,
-        &pairs(&env),
-        &["layer1", "api", "feat/api", "shell"],
-    );
-    assert!(out.status.success(), "{}", outputs(&out));
+    f.layer1(&tmux, "api");
     let parent = f.agent_env("api");
     let parent_pane = f.agent("api")["pane"].as_str().unwrap().to_owned();
     let worktree = PathBuf::from(&parent["BERTH_AGENT_WORKTREE"]);
@@ -299,12 +230,11 @@ fn layer_2_splits_the_parents_window_and_shares_its_worktree() {
     .collect();
     child_env.push(("TMUX", tmux.env_value()));
     child_env.push(("TMUX_PANE", parent_pane.clone()));
-    let out = f.berth(
+    let out = f.berth_ok(
         &worktree,
         &pairs(&child_env),
         &["layer2", "api-tests", "shell"],
     );
-    assert!(out.status.success(), "{}", outputs(&out));
     assert_eq!(PathBuf::from(stdout(&out).trim()), worktree);
 
     let seen = f.agent_env("api-tests");
@@ -428,12 +358,11 @@ fn the_master_dry_run_prints_the_runtime_its_command_and_the_hatches_and_launche
             "claude --model 'opus 4'",
         ],
     );
-    let out = f.berth(
+    let out = f.berth_ok(
         &f.repo,
         &[("BERTH_MASTER_DRY_RUN", "1")],
         &["master", "claude"],
     );
-    assert!(out.status.success(), "{}", outputs(&out));
     assert_eq!(
         stdout(&out),
         "runtime: claude\ncommand: claude --model 'opus 4'\nBERTH_ALLOW_MAIN_WORKTREE=1\n\
@@ -467,8 +396,7 @@ fn the_master_dry_run_prints_the_runtime_its_command_and_the_hatches_and_launche
         &f.repo,
         &["config", "berth.runtime.shell.command", "sh -c 'env; pwd'"],
     );
-    let out = f.berth(&f.repo, &[], &["master", "shell"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    let out = f.berth_ok(&f.repo, &[], &["master", "shell"]);
     let text = stdout(&out);
     for line in [
         "BERTH_ALLOW_MAIN_WORKTREE=1",
@@ -481,29 +409,20 @@ fn the_master_dry_run_prints_the_runtime_its_command_and_the_hatches_and_launche
 
 #[test]
 fn respawn_moves_a_running_agent_to_another_worktree_and_it_keeps_its_name() {
-    let f = Fixture::new();
-    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
         return;
     };
-    let env = in_tmux(&tmux);
-    let out = f.berth(
-        &f.repo,
-        &pairs(&env),
-        &["layer1", "mover", "feat/mover", "shell"],
-    );
-    assert!(out.status.success(), "{}", outputs(&out));
-    let first = PathBuf::from(stdout(&out).trim());
+    let first = f.layer1(&tmux, "mover");
     f.agent_env("mover");
     let before = f.agent("mover");
     let pane = before["pane"].as_str().unwrap().to_owned();
     std::fs::remove_file(f.out.join("mover.ready")).unwrap();
 
-    let out = f.berth(
+    let out = f.berth_ok(
         &f.repo,
         &[],
         &["respawn", "mover", "--worktree", "probe", "--json"],
     );
-    assert!(out.status.success(), "{}", outputs(&out));
     let moved: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let probe = PathBuf::from(moved["worktree"].as_str().unwrap());
     assert_ne!(probe, first);
@@ -540,17 +459,10 @@ fn respawn_moves_a_running_agent_to_another_worktree_and_it_keeps_its_name() {
 
 #[test]
 fn send_types_into_the_pane_and_agents_shows_alive_then_gone() {
-    let f = Fixture::new();
-    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
         return;
     };
-    let env = in_tmux(&tmux);
-    let out = f.berth(
-        &f.repo,
-        &pairs(&env),
-        &["layer1", "talk", "feat/talk", "shell"],
-    );
-    assert!(out.status.success(), "{}", outputs(&out));
+    f.layer1(&tmux, "talk");
     f.agent_env("talk");
 
     let out = f.berth(
@@ -583,19 +495,10 @@ fn send_types_into_the_pane_and_agents_shows_alive_then_gone() {
 
 #[test]
 fn remove_clean_and_prune_keep_a_worktree_while_its_agent_lives() {
-    let f = Fixture::new();
-    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
         return;
     };
-    let env = in_tmux(&tmux);
-    let out = f.berth(
-        &f.repo,
-        &pairs(&env),
-        &["layer1", "busy", "feat/busy", "shell"],
-    );
-    assert!(out.status.success(), "{}", outputs(&out));
-    let path = PathBuf::from(stdout(&out).trim());
-    f.agent_env("busy");
+    let path = f.layer1(&tmux, "busy");
 
     let out = f.berth(&f.repo, &[], &["remove", "--force", "busy"]);
     assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
@@ -617,8 +520,7 @@ fn remove_clean_and_prune_keep_a_worktree_while_its_agent_lives() {
     wait_for("the agent to be gone", || {
         f.agent("busy")["status"] == "gone"
     });
-    let out = f.berth(&f.repo, &[], &["remove", "busy"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    f.berth_ok(&f.repo, &[], &["remove", "busy"]);
     assert!(!path.exists());
 }
 
@@ -645,8 +547,7 @@ fn outside_tmux_agents_open_in_a_detached_session_named_for_the_project() {
     }
     let _kill = Kill(tmpdir.clone());
     for name in ["one", "two"] {
-        let out = f.berth(&f.repo, &env, &["spawn", name, "--runtime", "shell"]);
-        assert!(out.status.success(), "{}", outputs(&out));
+        let out = f.berth_ok(&f.repo, &env, &["spawn", name, "--runtime", "shell"]);
         assert!(
             stderr(&out).contains("hint: watch it with: tmux -S "),
             "{}",
@@ -777,12 +678,11 @@ fn inside_herdr_a_layer_1_agent_gets_a_tab_and_is_started_by_pane_run() {
         }
     }
     let _end = EndAgents(f.sb.common_dir(&f.repo).join("berth/agents"));
-    let out = f.berth(
+    let out = f.berth_ok(
         &f.repo,
         &env,
         &["layer1", "web", "feat/web", "shell", "--prompt", "hi"],
     );
-    assert!(out.status.success(), "{}", outputs(&out));
     let wt = PathBuf::from(stdout(&out).trim());
     let seen = f.agent_env("web");
     assert_eq!(seen["BERTH_AGENT_LAYER"], "1");
@@ -819,8 +719,7 @@ fn inside_herdr_a_layer_1_agent_gets_a_tab_and_is_started_by_pane_run() {
     assert_eq!(agent["status"], "alive");
 
     // send types through `pane run`; a layer-2 split goes beside the caller's pane.
-    let out = f.berth(&f.repo, &env, &["send", "web", "next task"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    f.berth_ok(&f.repo, &env, &["send", "web", "next task"]);
     let layer2_env = [
         ("PATH", path.as_str()),
         ("HERDR_ENV", "1"),
@@ -833,8 +732,7 @@ fn inside_herdr_a_layer_1_agent_gets_a_tab_and_is_started_by_pane_run() {
         ("BERTH_AGENT_BRANCH", "feat/web"),
         ("BERTH_SESSION", "agent-web"),
     ];
-    let out = f.berth(&wt, &layer2_env, &["layer2", "web-2", "shell"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    f.berth_ok(&wt, &layer2_env, &["layer2", "web-2", "shell"]);
     f.agent_env("web-2");
     let calls = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<&str> = calls.lines().collect();
@@ -858,8 +756,7 @@ fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
         return;
     };
     // Outside any terminal: the path alone.
-    let out = f.berth(&f.repo, &[], &["feat", "login"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    let out = f.berth_ok(&f.repo, &[], &["feat", "login"]);
     let path = PathBuf::from(stdout(&out).trim());
     assert_eq!(
         f.sb.git(&path, &["branch", "--show-current"]).trim(),
@@ -867,8 +764,7 @@ fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
     );
     // Inside tmux: a shell tab there too, in front.
     let env = in_tmux(&tmux);
-    let out = f.berth(&f.repo, &pairs(&env), &["feat", "fix/crash", "--json"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    let out = f.berth_ok(&f.repo, &pairs(&env), &["feat", "fix/crash", "--json"]);
     let feat: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(feat["branch"], "fix/crash");
     let pane = feat["pane"].as_str().unwrap();
@@ -877,4 +773,33 @@ fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
         feat["path"].as_str().unwrap()
     );
     assert!(f.agents().is_empty(), "a person's tab is no agent");
+}
+
+#[test]
+fn tell_worktree_types_into_every_live_agent_of_that_worktree_and_no_other() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    let lead = f.layer1(&tmux, "lead");
+    f.layer1(&tmux, "elsewhere");
+    // A teammate that joins the lead's worktree on purpose (a spawn group).
+    let env = in_tmux(&tmux);
+    let out = f.berth_ok(
+        &f.repo,
+        &pairs(&env),
+        &["spawn", "mate", "--worktree", "lead", "--runtime", "shell"],
+    );
+    assert_eq!(PathBuf::from(stdout(&out).trim()), lead);
+    f.agent_env("mate");
+
+    let ctx = berth::repo::Context::discover_from(&f.repo).unwrap();
+    let mut told = berth::orchestrator::tell_worktree(&ctx, &lead, "your work landed").unwrap();
+    told.sort();
+    assert_eq!(told, ["lead", "mate"]);
+    for name in ["lead", "mate"] {
+        wait_for(&format!("{name} to hear it"), || {
+            f.agent_file(name, "in") == "your work landed\n"
+        });
+    }
+    assert_eq!(f.agent_file("elsewhere", "in"), "");
 }

@@ -42,6 +42,58 @@ pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<
     Ok(())
 }
 
+/// The options of every command that launches an agent (`layer1`, `layer2`, `spawn`).
+#[derive(Debug, clap::Args)]
+pub struct LaunchArgs {
+    /// The agent's first message: its task
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+    /// The terminal to open it in [default: herdr inside herdr, else tmux]
+    #[arg(long, value_enum, value_name = "BACKEND")]
+    pub backend: Option<crate::orchestrator::backend::Backend>,
+    /// Run the agent in this terminal instead of a new tab or split
+    #[arg(long)]
+    pub here: bool,
+    /// Print the agent's record as JSON instead of its worktree's path
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl LaunchArgs {
+    /// Launch the agent `name` with these options, and print what was launched.
+    pub fn launch(
+        &self,
+        ctx: &crate::repo::Context,
+        out: &mut dyn Write,
+        agent: Agent,
+    ) -> Result<()> {
+        use crate::orchestrator::agents;
+        let launched = agents::launch(
+            ctx,
+            &agents::Request {
+                name: agent.name,
+                layer: agent.layer,
+                runtime: agent.runtime,
+                command: agent.command,
+                prompt: self.prompt.clone(),
+                place: agent.place,
+                backend: self.backend,
+                here: self.here,
+            },
+        )?;
+        print_launched(out, &launched, self.json)
+    }
+}
+
+/// Who a launching command starts, and where.
+pub struct Agent {
+    pub name: String,
+    pub layer: u8,
+    pub runtime: crate::orchestrator::runtime::Runtime,
+    pub command: Option<Vec<String>>,
+    pub place: crate::orchestrator::agents::Place,
+}
+
 /// What `layer1`, `layer2`, `spawn` and `respawn` print: the agent's worktree on stdout (or its
 /// record with `--json`), where it runs on stderr.
 pub fn print_launched(

@@ -5,8 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::orchestrator::agents::{self, Place, Request};
-use crate::orchestrator::backend::Backend;
+use crate::orchestrator::agents::{self, Place};
 use crate::orchestrator::identity;
 use crate::orchestrator::runtime::Runtime;
 use crate::repo::Context;
@@ -22,18 +21,8 @@ pub struct SpawnArgs {
     /// The runtime: opencode (default), claude, codex, pi or shell
     #[arg(long, value_name = "RUNTIME")]
     pub runtime: Option<String>,
-    /// The agent's first message: its task
-    #[arg(long, value_name = "TEXT")]
-    pub prompt: Option<String>,
-    /// The terminal to open its tab in [default: herdr inside herdr, else tmux]
-    #[arg(long, value_enum, value_name = "BACKEND")]
-    pub backend: Option<Backend>,
-    /// Run the agent in this terminal instead of a new tab
-    #[arg(long)]
-    pub here: bool,
-    /// Print the agent's record as JSON instead of its worktree's path
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub launch: super::LaunchArgs,
     /// The command line to run instead of the runtime's own
     #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -42,22 +31,20 @@ pub struct SpawnArgs {
 pub fn run(ctx: &Context, args: &SpawnArgs, out: &mut dyn Write) -> Result<()> {
     let runtime = Runtime::parse_or_default(args.runtime.as_deref())?;
     identity::check_layer1(agents::caller_layer()?, "spawn")?;
-    let launched = agents::launch(
+    let place = Place::Worktree {
+        name: args.worktree.clone().unwrap_or_else(|| args.name.clone()),
+        branch: None,
+        share: true,
+    };
+    args.launch.launch(
         ctx,
-        &Request {
+        out,
+        super::Agent {
             name: args.name.clone(),
             layer: 1,
             runtime,
             command: (!args.command.is_empty()).then(|| args.command.clone()),
-            prompt: args.prompt.clone(),
-            place: Place::Worktree {
-                name: args.worktree.clone().unwrap_or_else(|| args.name.clone()),
-                branch: None,
-                share: true,
-            },
-            backend: args.backend,
-            here: args.here,
+            place,
         },
-    )?;
-    super::print_launched(out, &launched, args.json)
+    )
 }

@@ -589,3 +589,100 @@ pub fn spawn_until_paused(
         }
     }
 }
+
+// ---- Helpers for the orchestrator tests (and any test that needs a terminal) ----
+
+/// A private tmux server, killed when dropped.
+pub struct Tmux {
+    pub socket: PathBuf,
+    /// The first pane (the master's, in the primary checkout).
+    pub pane: String,
+}
+
+impl Tmux {
+    /// Start a server on `<sandbox>/tmux.sock` with one session in `cwd`; `None` (after saying
+    /// why) where tmux is not installed.
+    pub fn start(sb: &Sandbox, cwd: &Path) -> Option<Tmux> {
+        if std::process::Command::new("tmux")
+            .arg("-V")
+            .output()
+            .is_err()
+        {
+            eprintln!("skipped: tmux is not installed");
+            return None;
+        }
+        let socket = sb.root.join("tmux.sock");
+        let mut tmux = Tmux {
+            socket,
+            pane: String::new(),
+        };
+        let out = tmux.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "-c",
+            cwd.to_str().unwrap(),
+            "-P",
+            "-F",
+            "#{pane_id}",
+        ]);
+        tmux.pane = out.trim().to_owned();
+        Some(tmux)
+    }
+
+    pub fn command(&self, args: &[&str]) -> std::process::Command {
+        let mut cmd = std::process::Command::new("tmux");
+        cmd.arg("-S").arg(&self.socket).args(args);
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> String {
+        let out = self.command(args).output().unwrap();
+        assert!(out.status.success(), "tmux {args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// What `$TMUX` holds in a pane of this server.
+    pub fn env_value(&self) -> String {
+        format!("{},1,0", self.socket.display())
+    }
+
+    /// A format of one pane (`#{pane_current_path}`).
+    pub fn pane_format(&self, pane: &str, format: &str) -> String {
+        self.run(&["display-message", "-p", "-t", pane, format])
+            .trim()
+            .to_owned()
+    }
+
+    pub fn panes(&self) -> Vec<String> {
+        self.run(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command(&["kill-server"]).output();
+    }
+}
+
+/// Poll `done` every 20 ms for at most ten seconds.
+pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < until,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
