@@ -30,6 +30,13 @@ fn install_trust_and_setup_answer_in_json() {
 
     let shown = json(&sb.berth(&repo, &["install", "--json"]));
     assert!(shown["written"].as_array().unwrap().is_empty());
+    assert_eq!(shown["hooks"][0]["committed"], false, "{shown}");
+    let text = sb.berth(&repo, &["install"]);
+    assert!(
+        common::stdout(&text).contains("not committed, so new worktrees do not run it yet"),
+        "{}",
+        common::outputs(&text)
+    );
 
     let trusted = json(&sb.berth(&repo, &["trust", "--show", "--json"]));
     assert_eq!(trusted["hooks"][0]["state"], "trusted");
@@ -38,6 +45,8 @@ fn install_trust_and_setup_answer_in_json() {
 
     sb.git(&repo, &["add", ".worktree-hooks"]);
     sb.git(&repo, &["commit", "-q", "-m", "hooks"]);
+    let shown = json(&sb.berth(&repo, &["install", "--json"]));
+    assert_eq!(shown["hooks"][0]["committed"], true, "{shown}");
     sb.berth_ok(&repo, &["add", "task"]);
     let set = json(&sb.berth(&repo, &["setup", "task", "--json"]));
     assert_eq!(set["name"], "task");

@@ -152,7 +152,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l ports -d
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l gate -d 'Command `ship` runs on each landing\'s merged result, in a scratch worktree, before the trunk moves' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l local -d 'Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks'
-complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l json -d 'Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand install" -l json -d 'Print JSON: {"written": [paths], "hooks": [{"name", "value", "location", "committed"}]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand trust" -l show -d 'Only show each hook and whether it is trusted'

@@ -32,7 +32,7 @@ pub struct InstallArgs {
     /// Write to <common dir>/worktree-hooks, for this clone only, instead of .worktree-hooks
     #[arg(long)]
     pub local: bool,
-    /// Print JSON: {"written": [paths], "hooks": [{"name", "value", "location"}]}
+    /// Print JSON: {"written": [paths], "hooks": [{"name", "value", "location", "committed"}]}
     #[arg(long)]
     pub json: bool,
 }
@@ -51,10 +51,15 @@ struct Shown {
     /// The command, the number of ports, or the seeded paths.
     value: String,
     location: String,
+    /// Whether the commit checked out holds this hook as it is: a new worktree runs the hooks
+    /// of the commit it starts from, so an uncommitted one does nothing there yet. Null for a
+    /// local hook, which needs no commit.
+    committed: Option<bool>,
 }
 
-/// A hook as `install` shows it: its command, its port count or its seeded paths.
-fn shown(hook: &hooks::Hook) -> Shown {
+/// A hook as `install` shows it: its command, its port count or its seeded paths, and whether it
+/// is committed (`committed` holds the hooks of the commit checked out).
+fn shown(hook: &hooks::Hook, committed: Option<&hooks::Hooks>) -> Shown {
     let value = match hook.name {
         names::HOOK_PORTS => hook.ports().map(|n| n.to_string()).unwrap_or_default(),
         names::HOOK_SEED => {
@@ -74,7 +79,18 @@ fn shown(hook: &hooks::Hook) -> Shown {
         name: hook.name,
         value,
         location: hook.location(),
+        committed: (!hook.is_local()).then(|| {
+            committed
+                .and_then(|c| c.get(hook.name))
+                .is_some_and(|c| c.content == hook.content)
+        }),
     }
+}
+
+/// The hooks of the commit checked out here, to tell committed hooks from the rest.
+fn committed_hooks(ctx: &Context) -> Option<hooks::Hooks> {
+    let head = crate::git::head(&ctx.repo)?;
+    hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, head)).ok()
 }
 
 pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()> {
@@ -91,7 +107,11 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
                 names::TOOL
             );
         }
-        let hooks: Vec<Shown> = in_force.iter().map(shown).collect();
+        let committed = committed_hooks(ctx);
+        let hooks: Vec<Shown> = in_force
+            .iter()
+            .map(|h| shown(h, committed.as_ref()))
+            .collect();
         if args.json {
             return super::write_json(
                 out,
@@ -101,8 +121,16 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
                 },
             );
         }
-        for h in hooks {
-            writeln!(out, "{:<9} {}  ({})", h.name, h.value, h.location)?;
+        for h in &hooks {
+            let note = if h.committed == Some(false) {
+                "; not committed, so new worktrees do not run it yet"
+            } else {
+                ""
+            };
+            writeln!(out, "{:<9} {}  ({}{note})", h.name, h.value, h.location)?;
+        }
+        if hooks.iter().any(|h| h.committed == Some(false)) {
+            eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
         }
         return Ok(());
     }
@@ -138,7 +166,13 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
             out,
             &Report {
                 written: written.clone(),
-                hooks: in_force.iter().map(shown).collect(),
+                hooks: {
+                    let committed = committed_hooks(ctx);
+                    in_force
+                        .iter()
+                        .map(|h| shown(h, committed.as_ref()))
+                        .collect()
+                },
             },
         )?;
     } else {
