@@ -153,6 +153,11 @@ fn bash_completes_git_berth_through_gits_own_completion() {
     assert_eq!(at("git berth completions "), ["bash", "zsh", "fish"]);
     assert_eq!(at("git berth help gu"), ["guard"]);
     assert_eq!(at("git berth hook worktree-c"), ["worktree-create"]);
+    assert_eq!(at("git berth init --runtime cl"), ["claude"]);
+    assert_eq!(
+        at("git berth init --runtime claude,co"),
+        ["claude,codex", "claude,copilot"]
+    );
     // A command's own commands, then what each of them takes.
     assert_eq!(at("git berth review a"), ["approve"]);
     assert_eq!(at("git berth review approve "), ["feat/a", "two"]);

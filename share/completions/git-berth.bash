@@ -28,7 +28,7 @@ _git_berth ()
 	install,--ports) :; return ;;
 	install,--gate) :; return ;;
 	guard,--runtime) __gitcomp "claude codex gemini cursor copilot opencode pi" "" "$value"; return ;;
-	init,--runtime) :; return ;;
+	init,--runtime) __gitcomp "claude codex gemini cursor copilot opencode pi" "${value%"${value##*,}"}" "${value##*,}"; return ;;
 	layer1,--prompt) :; return ;;
 	layer1,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	layer2,--prompt) :; return ;;

@@ -435,6 +435,16 @@ fn bash_value(arg: &Arg) -> Option<String> {
         .unwrap_or_default();
     Some(if !values.is_empty() {
         format!("__gitcomp \"{}\" \"\" \"$value\"", values.join(" "))
+    } else if arg.get_value_delimiter() == Some(',') && arg.get_id() == "runtime" {
+        // `init --runtime claude,co<TAB>`: a comma list; the word after the last comma completes.
+        let runtimes: Vec<&str> = crate::guard::runtime::Runtime::ALL
+            .iter()
+            .map(|r| r.name())
+            .collect();
+        format!(
+            "__gitcomp \"{}\" \"${{value%\"${{value##*,}}\"}}\" \"${{value##*,}}\"",
+            runtimes.join(" ")
+        )
     } else if matches!(value_name.as_str(), "REV" | "BRANCH") {
         "__git_complete_refs --cur=\"$value\"".to_owned()
     } else {
