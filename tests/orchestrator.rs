@@ -491,6 +491,16 @@ fn send_types_into_the_pane_and_agents_shows_alive_then_gone() {
         error_lines(&stderr(&out)).0,
         "git berth: agent 'talk' is gone"
     );
+
+    // Its pane closed, respawn gives it a new window; it keeps its name and session.
+    std::fs::remove_file(f.out.join("talk.ready")).unwrap();
+    let env = in_tmux(&tmux);
+    f.berth_ok(&f.repo, &pairs(&env), &["respawn", "talk"]);
+    assert_eq!(f.agent_env("talk")["BERTH_SESSION"], "agent-talk");
+    let again = f.agent("talk");
+    assert_eq!(again["status"], "alive");
+    assert_ne!(again["pane"], agent["pane"]);
+    assert_eq!(f.agents().len(), 1);
 }
 
 #[test]
@@ -787,10 +797,23 @@ fn tell_worktree_types_into_every_live_agent_of_that_worktree_and_no_other() {
     let out = f.berth_ok(
         &f.repo,
         &pairs(&env),
-        &["spawn", "mate", "--worktree", "lead", "--runtime", "shell"],
+        &[
+            "spawn",
+            "mate",
+            "--worktree",
+            "lead",
+            "--runtime",
+            "shell",
+            "--",
+            f.sb.root.join("agent.sh").to_str().unwrap(),
+            "--flag",
+            "two words",
+        ],
     );
     assert_eq!(PathBuf::from(stdout(&out).trim()), lead);
     f.agent_env("mate");
+    // `-- <cmd>` replaced the runtime's command line, arguments and all.
+    assert_eq!(f.agent_file("mate", "args"), "--flag\ntwo words\n");
 
     let ctx = berth::repo::Context::discover_from(&f.repo).unwrap();
     let mut told = berth::orchestrator::tell_worktree(&ctx, &lead, "your work landed").unwrap();

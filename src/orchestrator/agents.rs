@@ -725,9 +725,9 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     plan.parent = old.parent.clone();
     let socket = old.socket.as_deref();
     let new_pane = match old.backend.as_str() {
-        "tmux" => {
-            // The pane must outlive its process for a moment, to be respawned in place.
-            terminal::tmux_do(&backend::tmux_hold(socket, &pane))?;
+        // The pane must outlive its process for a moment, to be respawned in place. A pane that
+        // is gone (closed by hand) cannot be: the agent gets a new window instead.
+        "tmux" if terminal::tmux_do(&backend::tmux_hold(socket, &pane)).is_ok() => {
             if let Some(pid) = old.pid {
                 terminal::stop(pid, old.pid_start, STOP_GRACE);
             }
@@ -735,6 +735,16 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
                 socket, &pane, &spot.path, &plan.argv,
             ))?;
             pane.socket = pane.socket.or_else(|| old.socket.clone());
+            pane
+        }
+        "tmux" => {
+            if let Some(pid) = old.pid {
+                terminal::stop(pid, old.pid_start, STOP_GRACE);
+            }
+            let (pane, attach) = open_tmux(ctx, &req, &seen(), &spot, &plan)?;
+            if let Some(attach) = attach {
+                eprintln!("its pane was gone: it runs in a new window (watch it with: {attach})");
+            }
             pane
         }
         "herdr" => {
@@ -754,7 +764,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     };
     let agent = plan.agent(
         Backend::parse(&old.backend).unwrap_or(Backend::None),
-        Some(pane),
+        Some(new_pane.id.clone()),
         new_pane,
     );
     record(ctx, agent.clone())?;
