@@ -125,8 +125,13 @@ fn add_refuses_a_branch_that_does_not_exist() {
 
     let err = sb.berth_err(&repo, &["add", "x", "--branch", "nope"]);
 
-    let (first, _) = error_lines(&err);
-    assert_eq!(first, "git berth: branch 'nope' does not exist");
+    let (first, hint) = error_lines(&err);
+    assert_eq!(
+        first,
+        "git berth: branch 'nope' does not exist (--branch checks out a branch that is there)"
+    );
+    // The way out works: no hint that sends the user round in a circle.
+    assert!(hint.unwrap().contains("git branch nope"));
     assert_eq!(sb.state(&repo), before);
 }
 
