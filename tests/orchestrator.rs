@@ -267,7 +267,9 @@ fn layers_and_depth_are_refused_and_nothing_changes() {
     let before = f.sb.state(&f.repo);
     let panes = tmux.panes();
     let env = in_tmux(&tmux);
-    let cases: Vec<(Vec<(&str, String)>, Vec<&str>, &str)> = vec![
+    // Each case: what the caller's environment adds, the command line, the one-line refusal.
+    type Case<'a> = (Vec<(&'static str, String)>, Vec<&'a str>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec![("BERTH_AGENT_LAYER", "1".into())],
             vec!["layer1", "x", "feat/x", "shell"],
