@@ -85,7 +85,7 @@ git -C "$REPO" gc -q
 
 # One commit of work in the checkout $1: three files changed, one added; $2 keeps them apart.
 work() { # checkout n
-    local n=$2
+    local n=$2 k
     for k in 0 1 2; do
         echo "change $n" >> "$1/d$(printf %03d $(((n * 3 + k) % DIRS)))/f007.txt"
     done
