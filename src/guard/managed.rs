@@ -104,6 +104,14 @@ const BESIDE: [Tail; 4] = [
     folder(".opencode/plugin"),
 ];
 
+/// The master agent's definitions `init --with-orchestrator` writes: the tool lists and
+/// permissions that keep the master from editing. An agent that rewrote one would loosen them.
+const MASTER: [Tail; 3] = [
+    file(names::CLAUDE_MASTER_AGENT),
+    file(names::OPENCODE_MASTER_AGENT),
+    file(names::PI_MASTER_PROMPT),
+];
+
 /// The user's own settings for each runtime, relative to the home directory, and the
 /// configuration that sends git or worktrunk elsewhere for every checkout (hooks, aliases,
 /// includes; worktrunk's hooks run on `wt switch`, which the whitelist lets through).
@@ -143,7 +151,11 @@ pub fn is_managed(path: &Path, home: Option<&Path>) -> bool {
         Kind::Merge | Kind::Whole => file(i.path),
         Kind::WholeInLoadedFolder => folder(i.path.rsplit_once('/').map_or(i.path, |(d, _)| d)),
     });
-    if installed.chain(BESIDE).any(|t| holds(path, &t, ends_with)) {
+    if installed
+        .chain(BESIDE)
+        .chain(MASTER)
+        .any(|t| holds(path, &t, ends_with))
+    {
         return true;
     }
     let Some(rel) = home.and_then(|h| path.strip_prefix(h).ok()) else {
@@ -241,6 +253,21 @@ mod tests {
             assert_eq!(INSTALLED.iter().filter(|i| i.runtime == r).count(), 1);
             assert_eq!(installed(r).runtime, r);
         }
+    }
+
+    #[test]
+    fn the_master_agents_definitions_are_managed_in_any_checkout() {
+        for rel in [
+            names::CLAUDE_MASTER_AGENT,
+            names::OPENCODE_MASTER_AGENT,
+            names::PI_MASTER_PROMPT,
+        ] {
+            assert!(is_managed(&Path::new("/wt/x").join(rel), None), "{rel}");
+        }
+        assert!(!is_managed(
+            Path::new("/wt/x/.claude/agents/reviewer.md"),
+            None
+        ));
     }
 
     #[test]
