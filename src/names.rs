@@ -145,7 +145,10 @@ pub const SHIP_LOCK: &str = "ship.lock";
 /// The landing under way, written before the trunk moves, inside [`SHIP_DIR`]; a kill leaves it
 /// for the next `ship` to finish.
 pub const SHIP_JOURNAL: &str = "landing.toml";
-/// Name prefix of the scratch worktrees a gate runs in: `<prefix><pid>-<name>`.
+/// Written inside [`SHIP_DIR`] while `ship` takes and holds the primary checkout's `index.lock`,
+/// so that a lock a kill left behind is known to be its own.
+pub const SHIP_INDEX_HELD: &str = "index-lock-held";
+/// Name prefix of the scratch worktrees a gate runs in: `<prefix><pid>.<start>-<name>`.
 pub const SHIP_SCRATCH_PREFIX: &str = "_ship-";
 
 /// Environment a setup or teardown hook runs with.

@@ -701,7 +701,8 @@ fn a_ship_killed_after_the_trunk_moved_is_finished_by_the_next_ship() {
 }
 
 /// Ships killed at random points: the trunk is only ever the old tip or a candidate the gate
-/// passed; `prune` then leaves no scratch worktree and a clean primary, and the rest land.
+/// passed; `prune` then leaves no scratch worktree and a clean primary, the rest land, and
+/// `clean` takes the landed worktrees a kill kept.
 #[test]
 fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
     let sb = Sandbox::new();
@@ -750,7 +751,9 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
     assert_eq!(sb.git(&repo, &["worktree", "prune", "--dry-run", "-v"]), "");
     let out = sb.berth(&repo, &["ship", "--all-approved", "--gate", &gate]);
     assert!(out.status.success(), "{}", outputs(&out));
-    for i in 0..8 {
+    // A kill after a landing, before its worktree went, leaves a landed worktree: clean's to take.
+    sb.berth_ok(&repo, &["clean", "--delete-branch"]);
+    for i in 0..12 {
         assert!(
             repo.join(format!("k{i}.txt")).exists(),
             "k{i} landed in the end"

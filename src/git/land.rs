@@ -249,10 +249,14 @@ pub fn untracked_in_the_way(
 /// that differ are written or deleted; every other entry keeps its stat data, so `git status`
 /// stays clean and fast. Safe to run again after a kill: the files are compared to `new`'s tree,
 /// not to what the index says. Returns how many files changed.
+///
+/// `held` is a file this writes while it holds git's `index.lock`: a lock left with it beside
+/// was left by a killed run of this, and goes (a lock without it is someone else's, and stops this).
 pub fn bring_checkout_along(
     checkout: &gix::Repository,
     old: gix::ObjectId,
     new: gix::ObjectId,
+    held: &Path,
 ) -> Result<usize> {
     let dir = checkout
         .workdir()
@@ -328,11 +332,48 @@ pub fn bring_checkout_along(
             entry.stat = stat;
         }
     }
-    index
-        .write(gix::index::write::Options::default(), Default::default())
-        .map_err(gix_err)
+    write_index(&index, held)
         .with_context(|| format!("cannot write the index of {}", dir.display()))?;
     Ok(changed.len())
+}
+
+/// Write `index` where it belongs under git's `index.lock`. `held` exists from just before the
+/// lock is taken until the index is in place, so that a lock a kill left behind is known to be
+/// this writer's (the primary checkout is nobody else's to write while a landing moves it).
+fn write_index(index: &gix::index::File, held: &Path) -> Result<()> {
+    let lock_path = {
+        let mut name = index.path().as_os_str().to_owned();
+        name.push(".lock");
+        std::path::PathBuf::from(name)
+    };
+    if held.exists() {
+        // A run of this was killed around the lock: the lock, if any, is that run's.
+        let _ = std::fs::remove_file(&lock_path);
+    } else {
+        std::fs::write(held, lock_path.display().to_string())
+            .with_context(|| format!("cannot write {}", held.display()))?;
+    }
+    let written = (|| -> Result<()> {
+        let lock = gix::lock::File::acquire(
+            index.path(),
+            gix::lock::acquire::Fail::Immediately,
+            None,
+            Default::default(),
+            None,
+        )
+        .map_err(gix_err)?;
+        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
+        index
+            .write_to(&mut out, gix::index::write::Options::default())
+            .map_err(gix_err)?;
+        let lock = out
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("cannot flush the index: {}", e.error()))?;
+        lock.commit().map_err(|e| gix_err(e.error))?;
+        Ok(())
+    })();
+    std::fs::remove_file(held).with_context(|| format!("cannot remove {}", held.display()))?;
+    written
 }
 
 /// Delete a checked-out file and the folders it leaves empty (never the checkout's root).

@@ -621,10 +621,13 @@ fn run_gate(
         git::short(&candidate.to_string()),
         clock::now()
     ));
+    // The ship's pid and its start time: a scratch worktree whose ship is gone is anyone's to
+    // remove, and a pid used again by another process does not keep it.
+    let me = std::process::id();
     let scratch = format!(
-        "{}{}-{}",
+        "{}{me}.{}-{}",
         names::SHIP_SCRATCH_PREFIX,
-        std::process::id(),
+        process::start_time(me).unwrap_or_default(),
         record.slug
     );
     eprintln!(
@@ -743,12 +746,20 @@ pub fn clear_killed(ctx: &Context) -> Result<()> {
 /// branches of those whose removal a kill cut short.
 fn remove_dead_scratch(ctx: &Context) {
     let dead = |name: &str| {
-        name.strip_prefix(names::SHIP_SCRATCH_PREFIX)
+        let owner = name
+            .strip_prefix(names::SHIP_SCRATCH_PREFIX)
             .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-            .is_some_and(|pid| pid != std::process::id() && !process::alive(pid, None))
+            .and_then(|owner| owner.split_once('.'));
+        owner.is_some_and(|(pid, start)| {
+            let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
+                return false;
+            };
+            pid != std::process::id() && !process::alive(pid, Some(start))
+        })
     };
-    let Ok(registry) = Store::new(ctx.state_dir()).load() else {
+    // Taking the lock first rolls back a killed add of a scratch worktree and finishes a killed
+    // removal of one, so that what is left below is a whole worktree or a lone branch.
+    let Ok(registry) = worktree::lock(ctx).map(|locked| locked.registry.clone()) else {
         return;
     };
     for record in registry.worktrees.iter().filter(|r| dead(&r.name)) {
@@ -813,7 +824,7 @@ fn commit_landing(
     keep: bool,
     outcome: &mut Outcome,
 ) -> Result<Committed> {
-    let _lock = ship_lock(ctx)?;
+    let lock = ship_lock(ctx)?;
     recover_locked(ctx)?;
     let trunk = &landing.trunk;
     let now = graph::branch_tip(&ctx.repo, trunk);
@@ -875,7 +886,13 @@ fn commit_landing(
         landing.strategy,
         landing.gate
     );
-    finish(ctx, outcome)?;
+    let landed = finish(ctx)?;
+    // The worktree goes after the lock is given back: its teardown may take long, and other
+    // landings need not wait for it. A kill before it leaves a landed worktree `clean` removes.
+    drop(lock);
+    if let Some(landed) = landed {
+        remove_landed(ctx, &landed, outcome);
+    }
     Ok(Committed::Landed)
 }
 
@@ -926,13 +943,22 @@ fn check_primary(
     Ok(())
 }
 
+/// A landing whose worktree is still to be removed.
+struct Landed {
+    name: String,
+    branch: String,
+    head: gix::ObjectId,
+    keep: bool,
+}
+
 /// Finish the landing a journal records, under the ship lock: if the trunk moved to its new tip,
-/// bring the primary along, log it, forget the review and remove the worktree; if not, it never
-/// happened. Then drop the journal. Every step is safe to repeat after a kill.
-fn finish(ctx: &Context, outcome: &mut Outcome) -> Result<()> {
+/// bring the primary along, log it and forget the review; if not, it never happened. Then drop
+/// the journal. Every step is safe to repeat after a kill. Returns the landed worktree, for the
+/// caller to remove.
+fn finish(ctx: &Context) -> Result<Option<Landed>> {
     let path = journal_path(ctx);
     let Some(text) = statefile::read_text(&path, "landing journal")? else {
-        return Ok(());
+        return Ok(None);
     };
     let journal: Journal = toml::from_str(&text).map_err(|e| {
         statefile::corrupt(&path, "landing journal", &statefile::toml_reason(&text, &e))
@@ -945,26 +971,36 @@ fn finish(ctx: &Context, outcome: &mut Outcome) -> Result<()> {
         parse(&journal.head),
     );
     let now = graph::branch_tip(&ctx.repo, &landing.trunk);
+    let mut landed = None;
     if let (Some(old), Some(new), Some(head)) = (old, new, head)
         && now == Some(new)
     {
         // Tests stop here, the trunk moved and the primary not yet along, to kill it.
         crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
         if let Some(primary) = primary_on(ctx, &landing.trunk)? {
-            land::bring_checkout_along(&primary, old, new)?;
+            let held = ctx
+                .state_dir()
+                .join(names::SHIP_DIR)
+                .join(names::SHIP_INDEX_HELD);
+            land::bring_checkout_along(&primary, old, new, &held)?;
         }
         log::append(&ctx.common_dir, landing)?;
-        after_landing(
-            ctx,
-            &landing.worktree,
-            &landing.branch,
+        if let Err(err) = review::forget(&ctx.repo, &landing.branch) {
+            crate::error::warn(format_args!(
+                "could not drop the review of '{}': {}",
+                landing.worktree,
+                crate::error::render(&err).0
+            ));
+        }
+        landed = Some(Landed {
+            name: landing.worktree.clone(),
+            branch: landing.branch.clone(),
             head,
-            journal.keep,
-            outcome,
-        );
+            keep: journal.keep,
+        });
     }
     std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
-    Ok(())
+    Ok(landed)
 }
 
 /// Finish a landing a kill cut short (see [`finish`]).
@@ -982,26 +1018,17 @@ fn recover_locked(ctx: &Context) -> Result<()> {
         return Ok(());
     }
     eprintln!("finishing a landing an earlier ship left half done");
-    finish(ctx, &mut Outcome::new("", "", Strategy::Squash))
+    if let Some(landed) = finish(ctx)? {
+        remove_landed(ctx, &landed, &mut Outcome::new("", "", Strategy::Squash));
+    }
+    Ok(())
 }
 
-/// After the trunk moved: forget the review, and unless `keep`, remove the worktree and its
+/// After the trunk moved and the lock is given back: unless `keep`, remove the worktree and its
 /// branch through the lifecycle layer, but only while it still holds exactly what landed.
-fn after_landing(
-    ctx: &Context,
-    name: &str,
-    branch: &str,
-    head: gix::ObjectId,
-    keep: bool,
-    outcome: &mut Outcome,
-) {
-    if let Err(err) = review::forget(&ctx.repo, branch) {
-        crate::error::warn(format_args!(
-            "could not drop the review of '{name}': {}",
-            crate::error::render(&err).0
-        ));
-    }
-    if keep {
+fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
+    let (name, branch, head) = (landed.name.as_str(), landed.branch.as_str(), landed.head);
+    if landed.keep {
         outcome.kept = Some("--keep".to_owned());
         return;
     }
