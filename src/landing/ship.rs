@@ -5,8 +5,8 @@
 //!
 //! It never moves the trunk to a candidate the gate has not passed, nor over a trunk that moved
 //! since the candidate was built (it builds and gates again). A journal written before the trunk
-//! moves lets the next `ship` finish a landing a kill cut short; a scratch worktree a kill left is
-//! removed by the next `ship`, or by `clean` (it holds no work of its own).
+//! moves lets the next `ship` or `prune` finish a landing a kill cut short ([`clear_killed`]),
+//! and remove the scratch worktree and branch of a ship killed while gating.
 
 use std::path::PathBuf;
 
