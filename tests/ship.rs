@@ -766,31 +766,15 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
     );
 }
 
-/// A private tmux server on a socket in the sandbox, killed when dropped.
-struct TmuxServer(PathBuf);
-
-impl Drop for TmuxServer {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
-            .arg("-S")
-            .arg(&self.0)
-            .arg("kill-server")
-            .output();
-    }
-}
-
+/// An agent berth launched in a worktree whose candidate conflicts hears which files do.
 #[test]
 fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
-    if std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: tmux is not installed");
-        return;
-    }
     let sb = Sandbox::new();
     let repo = sb.repo("app");
+    let Some(tmux) = common::Tmux::start(&sb, &repo) else {
+        return;
+    };
+    // The `shell` runtime: a script that appends every line it is typed to `heard`.
     let heard = sb.root.join("heard");
     let script = sb.root.join("agent.sh");
     std::fs::write(
@@ -803,34 +787,8 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     )
     .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    sb.git(
-        &repo,
-        &[
-            "config",
-            "berth.runtime.shell.command",
-            script.to_str().unwrap(),
-        ],
-    );
-    let server = TmuxServer(sb.root.join("tmux.sock"));
-    let pane = std::process::Command::new("tmux")
-        .arg("-S")
-        .arg(&server.0)
-        .args([
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "main",
-            "-x",
-            "200",
-            "-y",
-            "50",
-        ])
-        .args(["-c", repo.to_str().unwrap(), "-P", "-F", "#{pane_id}"])
-        .output()
-        .unwrap();
-    assert!(pane.status.success(), "{}", outputs(&pane));
+    let command = script.to_str().unwrap();
+    sb.git(&repo, &["config", "berth.runtime.shell.command", command]);
     let path = format!(
         "{}:{}",
         common::berth_bin_dir().display(),
@@ -838,8 +796,8 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     );
     let out = sb
         .berth_command(&repo, &["layer1", "talk", "feat/talk", "shell"])
-        .env("TMUX", format!("{},1,0", server.0.display()))
-        .env("TMUX_PANE", String::from_utf8_lossy(&pane.stdout).trim())
+        .env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane)
         .env("PATH", &path)
         .output()
         .unwrap();
@@ -859,20 +817,10 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     let err = sb.berth_err(&repo, &["ship", &name]);
     assert!(err.contains("conflicts with main in README.md"), "{err}");
     assert!(err.contains("told agent talk"), "{err}");
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let said = loop {
-        let said = std::fs::read_to_string(&heard).unwrap_or_default();
-        if said.contains("README.md") || std::time::Instant::now() > until {
-            break said;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert!(
-        said.contains(&format!(
-            "worktree '{name}' conflicts with main in README.md"
-        )),
-        "{said}"
-    );
+    let told = format!("worktree '{name}' conflicts with main in README.md");
+    common::wait_for("the agent to hear of the conflict", || {
+        std::fs::read_to_string(&heard).is_ok_and(|said| said.contains(&told))
+    });
 }
 
 #[test]
