@@ -237,17 +237,7 @@ fn list_all_adds_the_primary_checkout_and_unmanaged_worktrees() {
     let repo = sb.repo("app");
     let managed = sb.add(&repo, &["auth"]);
     let other = sb.root.join("other");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "manual",
-            other.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "manual", &other);
 
     let plain = sb.list_rows(&repo, false);
     assert_eq!(plain.len(), 1, "without --all only managed: {plain:?}");
@@ -750,17 +740,7 @@ fn list_with_the_registry_gone_names_the_worktrees_it_hides_and_how_to_see_them(
     let repo = sb.repo("app");
     sb.add(&repo, &["auth"]);
     let by_hand = sb.root.join("by-hand");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "by-hand",
-            by_hand.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "by-hand", &by_hand);
     std::fs::remove_file(sb.registry_path(&repo)).unwrap();
 
     let out = sb.berth(&repo, &["list"]);

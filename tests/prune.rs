@@ -117,17 +117,7 @@ fn prune_drops_the_admin_entry_of_an_unmanaged_worktree_as_git_would() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     let other = sb.root.join("other");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "other",
-            other.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "other", &other);
     std::fs::remove_dir_all(&other).unwrap();
 
     sb.berth_ok(&repo, &["prune"]);

@@ -332,17 +332,7 @@ fn prune_rolls_back_an_add_killed_after_git_made_its_branch_and_worktree() {
     let repo = sb.repo("app");
     let path = add_killed_midway(&sb, &repo, "auth");
     // As if the add had died later: branch and worktree made, the record still `creating`.
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "berth/auth",
-            path.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "berth/auth", &path);
 
     sb.berth_ok(&repo, &["prune"]);
 
@@ -356,17 +346,7 @@ fn a_rollback_never_deletes_a_branch_that_has_moved_on() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     let path = add_killed_midway(&sb, &repo, "auth");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "berth/auth",
-            path.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "berth/auth", &path);
     sb.commit_file(&path, "work.txt", "work\n");
     let tip = sb.rev(&repo, "berth/auth");
 

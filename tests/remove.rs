@@ -356,17 +356,7 @@ fn remove_refuses_a_worktree_git_made_without_berth() {
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     let other = sb.root.join("other");
-    sb.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "other",
-            other.to_str().unwrap(),
-        ],
-    );
+    sb.worktree_by_hand(&repo, "other", &other);
 
     let first = refused(&sb, &repo, &["remove", "other"]);
 

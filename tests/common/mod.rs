@@ -56,6 +56,21 @@ impl Sandbox {
             .env("LC_ALL", "C");
     }
 
+    /// `git worktree add -b <branch> <path>` from `repo`, as a person does without berth.
+    pub fn worktree_by_hand(&self, repo: &Path, branch: &str, path: &Path) {
+        self.git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                branch,
+                path.to_str().unwrap(),
+            ],
+        );
+    }
+
     /// Run `git` in `dir`; panics with its output when it fails.
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.git_output(dir, args);
