@@ -828,3 +828,31 @@ fn tell_worktree_types_into_every_live_agent_of_that_worktree_and_no_other() {
     }
     assert_eq!(f.agent_file("elsewhere", "in"), "");
 }
+
+#[test]
+fn prune_keeps_the_record_of_a_deleted_worktree_while_its_agent_still_runs_there() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    let path = f.layer1(&tmux, "orphan");
+    std::fs::remove_dir_all(&path).unwrap();
+    let out = f.berth_ok(&f.repo, &[], &["prune"]);
+    assert!(
+        stderr(&out)
+            .contains("kept 'orphan': its folder is gone, but agent 'orphan' still runs there"),
+        "{}",
+        outputs(&out)
+    );
+    assert_eq!(f.sb.list_rows(&f.repo, false).len(), 1);
+
+    tmux.run(&[
+        "kill-pane",
+        "-t",
+        f.agent("orphan")["pane"].as_str().unwrap(),
+    ]);
+    wait_for("the agent to be gone", || {
+        f.agent("orphan")["status"] == "gone"
+    });
+    f.berth_ok(&f.repo, &[], &["prune"]);
+    assert!(f.sb.list_rows(&f.repo, false).is_empty());
+}
