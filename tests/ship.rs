@@ -645,6 +645,10 @@ fn a_ship_killed_before_the_trunk_moves_changes_nothing_the_next_ship_cannot_cle
         let (mut child, _err) = common::spawn_until_paused(cmd);
         child.kill().unwrap();
         child.wait().unwrap();
+        if pause == "BERTH_TEST_PAUSE_LAND_MS" {
+            // What a kill in the middle of moving the trunk leaves besides: the ref's lock.
+            std::fs::write(sb.common_dir(&repo).join("refs/heads/main.lock"), "").unwrap();
+        }
         assert_eq!(sb.rev(&repo, "main"), main, "{pause}: the trunk stays");
         assert_eq!(sb.status(&repo), "", "{pause}");
     }
@@ -713,13 +717,18 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
         "git rev-parse HEAD >> {}",
         common::sh_quote(gated.to_str().unwrap())
     );
-    // Kill points spread over a ship's whole run (a debug build takes about 120 ms here).
+    // Kill points spread over a whole ship's run, as long as one takes on this machine now.
+    approved_work(&sb, &repo, "whole", "whole.txt", "w\n", &reviewer);
+    let started = std::time::Instant::now();
+    sb.berth_ok(&repo, &["ship", "whole", "--gate", &gate]);
+    let whole = u64::try_from(started.elapsed().as_micros()).unwrap().max(1);
     let offset = u64::from(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
-            .subsec_millis(),
+            .subsec_micros(),
     );
+    let (mut untouched, mut moved) = (0, 0);
     for i in 0..12 {
         let name = format!("k{i}");
         approved_work(&sb, &repo, &name, &format!("{name}.txt"), "k\n", &reviewer);
@@ -730,7 +739,9 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis((offset + i * 37) % 160));
+        std::thread::sleep(std::time::Duration::from_micros(
+            (offset + i * whole * 7 / 12) % whole,
+        ));
         let _ = child.kill(); // SIGKILL
         child.wait().unwrap();
         let now = sb.rev(&repo, "main");
@@ -739,8 +750,16 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
             now == before || passed.lines().any(|l| l == now),
             "kill {i}: main is {now}, neither {before} nor a gated candidate ({passed})"
         );
+        if now == before {
+            untouched += 1;
+        } else {
+            moved += 1;
+        }
     }
-    sb.berth_ok(&repo, &["prune"]);
+    eprintln!("kills: {untouched} before the trunk moved, {moved} after");
+    let pruned = sb.berth(&repo, &["prune"]);
+    assert!(pruned.status.success(), "{}", outputs(&pruned));
+    eprintln!("prune: {}", stderr(&pruned));
     no_scratch(&sb, &repo);
     assert_eq!(sb.status(&repo), "", "a landing cut short was finished");
     assert!(
