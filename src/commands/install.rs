@@ -139,6 +139,10 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
     } else {
         hooks::checkout_dir(&checkout)
     };
+    // Every option is checked before anything is written.
+    if let Some(gate) = &args.gate {
+        hooks::check_gate(gate)?;
+    }
     let mut written = hooks::install(
         &dir,
         args.setup.as_deref(),

@@ -16,7 +16,8 @@ pub use read::{
 pub use run::{Failed, Failure, run, run_with, timeout};
 pub use trust::{Trusted, ensure_trusted, is_trusted, trust, trust_path, trusted};
 pub use write::{
-    checkout_dir, install, install_gate, local_dir, parse_command, parse_ports, quote, script,
+    check_gate, checkout_dir, install, install_gate, local_dir, parse_command, parse_ports, quote,
+    script,
 };
 
 /// What `add`, `setup` and `install` say when the checkout's hooks are not the committed ones.

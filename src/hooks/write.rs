@@ -138,15 +138,21 @@ pub fn install(
     Ok(written)
 }
 
-/// Write the gate hook for `command` into `dir`, as [`install`] writes setup: a plain `sh` script
-/// holding the command. Returns its path; trusting it is the caller's part.
-pub fn install_gate(dir: &Path, command: &str) -> Result<PathBuf> {
+/// Refuse a gate command no shell can run: empty, or holding a NUL byte.
+pub fn check_gate(command: &str) -> Result<()> {
     if command.trim().is_empty() || command.contains('\0') {
         return Err(error::refuse_with_hint(
             "the gate command is empty or holds a NUL byte",
             "give the command that tests a landing, as in --gate 'make test'",
         ));
     }
+    Ok(())
+}
+
+/// Write the gate hook for `command` into `dir`, as [`install`] writes setup: a plain `sh` script
+/// holding the command. Returns its path; trusting it is the caller's part.
+pub fn install_gate(dir: &Path, command: &str) -> Result<PathBuf> {
+    check_gate(command)?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(names::HOOK_GATE);
     statefile::write_atomic(&path, script(command).as_bytes(), Some(0o755))?;
