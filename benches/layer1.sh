@@ -27,9 +27,10 @@ command -v tmux >/dev/null || { echo "tmux is not installed" >&2; exit 1; }
 # The repository: 20,000 files in 200 folders, as benches/add_remove.sh makes them.
 echo "generating $FILES files in $DIRS folders" >&2
 REPO=$WORK/repo
+# No automatic gc in the background of the commit: bench_repo packs the repository itself.
+extra() { git config gc.auto 0; }
 bench_repo "$REPO" >/dev/null
 cd "$REPO"
-git config gc.auto 0
 git config berth.runtime.shell.command "sleep 600"
 count=$(git ls-files | wc -l)
 [[ $count == "$FILES" ]] || { echo "repository has $count files, not $FILES" >&2; exit 1; }
