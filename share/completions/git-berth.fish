@@ -187,16 +187,16 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -s h -l
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
-herdr\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l here -d 'Run the agent in this terminal instead of a new tab or split'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -l json -d 'Print the agent\'s record as JSON instead of its worktree\'s path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
-herdr\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -l here -d 'Run the agent in this terminal instead of a new tab or split'
@@ -205,8 +205,8 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -s h -l help
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l worktree -d 'The worktree it works in, made if missing and shared with every agent that names it [default: one named after the agent]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l runtime -d 'The runtime: opencode (default), claude, codex, pi or shell' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l prompt -d 'The agent\'s first message: its task' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t''
-herdr\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l backend -d 'The terminal to open it in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -l here -d 'Run the agent in this terminal instead of a new tab or split'
@@ -221,8 +221,8 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand send" -s h -l help -
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l json -d 'Print JSON: {"agents": [...]}, one object per agent'
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -s h -l help -d 'Print help'
-complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l backend -d 'The terminal to open the shell tab in [default: the one berth runs in, if any]' -r -f -a "tmux\t''
-herdr\t''
+complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l backend -d 'The terminal to open the shell tab in [default: the one berth runs in, if any]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l json -d 'Print a JSON object instead of the path'

@@ -19,9 +19,11 @@ pub const HERDR_PANE_ID: &str = "HERDR_PANE_ID";
 /// A terminal berth can open agents in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Backend {
+    /// A tmux window (a split for layer 2): in the caller's session, else a detached one
     Tmux,
+    /// A herdr tab (a split for layer 2), when berth runs inside herdr
     Herdr,
-    /// No terminal: print the command to run, or run it here (`--here`).
+    /// No terminal: print the command to run, or run it here (`--here`)
     None,
 }
 
