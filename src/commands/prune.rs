@@ -23,9 +23,11 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     let plan = if args.dry_run {
         prune::plan(ctx)?
     } else {
-        // A ship killed midway: its landing finished (or undone) and its scratch worktree gone.
+        // Prune first, so that what it finishes (a killed remove) is reported as its own; then a
+        // ship killed midway: its landing finished and its scratch worktree gone.
+        let plan = prune::carry_out(ctx)?;
         crate::landing::ship::clear_killed(ctx)?;
-        prune::carry_out(ctx)?
+        plan
     };
     if args.json {
         #[derive(serde::Serialize)]
