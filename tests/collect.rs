@@ -507,10 +507,15 @@ fn a_squash_merged_worktree_reads_as_landed_not_as_work_to_merge() {
     sb.git(&repo, &["commit", "-q", "-m", "squashed work"]);
     let open = sb.add(&repo, &["open"]);
     sb.commit_file(&open, "open.txt", "new\n");
+    // It also changed squashed.txt: against the trunk, which holds that work, that is no overlap.
+    sb.commit_file(&open, "squashed.txt", "other\n");
 
     let report = sb.berth_json(&repo, &["collect", "--json"]);
     assert_eq!(work(&report, "squashed")["landed"], true, "{report}");
     assert_eq!(work(&report, "open")["landed"], false, "{report}");
+    assert_eq!(report["conflicts"], serde_json::json!([]), "{report}");
+    assert_eq!(report["forecast"]["conflicts"], serde_json::json!([]), "{report}");
+    assert_eq!(report["forecast"]["overlaps"], serde_json::json!([]), "{report}");
     let text = sb.berth_ok(&repo, &["collect"]);
     let line = text.lines().find(|l| l.contains("squashed")).unwrap();
     assert!(line.contains("landed on main"), "{text}");

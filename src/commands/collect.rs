@@ -205,6 +205,10 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
                 .ok()
                 .map(|left| left == 0);
         }
+        // What has landed is on the trunk: it is nobody's overlap any more.
+        if work.landed == Some(true) {
+            work.files.clear();
+        }
     }
     work
 }
