@@ -63,8 +63,16 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
     let record = entry.clone();
     locked.save()?;
     drop(locked);
-    bring_up(ctx, &store, &record, &in_force)?;
+    bring_up_again(ctx, &store, &record, &in_force, Again::Yes)?;
     Ok(record)
+}
+
+/// Whether a bring-up runs over a worktree that has been brought up before (`setup` run again),
+/// where a seeded path already there is the worktree's own copy, not news.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Again {
+    Yes,
+    No,
 }
 
 /// The managed worktree the caller stands in; a linked worktree berth did not make is adopted
@@ -258,8 +266,18 @@ fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
 /// Seed the new worktree from the primary checkout, then run the setup hook in it, recording how
 /// it went. A failed setup keeps the worktree and is an error naming the hook and its exit code.
 pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks) -> Result<()> {
+    bring_up_again(ctx, store, record, in_force, Again::No)
+}
+
+fn bring_up_again(
+    ctx: &Context,
+    store: &Store,
+    record: &Record,
+    in_force: &Hooks,
+    again: Again,
+) -> Result<()> {
     if let Some(primary) = &ctx.primary {
-        seed_from(ctx, primary, &record.path, in_force)?;
+        seed_from(ctx, primary, &record.path, in_force, again)?;
     }
     let Some(setup) = &in_force.setup else {
         return Ok(());
@@ -319,7 +337,13 @@ pub fn teardown(ctx: &Context, record: &Record, primary: &Path) -> Result<()> {
 }
 
 /// Bring the seed file's paths and `.worktreeinclude`'s matches over from the primary checkout.
-fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -> Result<()> {
+fn seed_from(
+    ctx: &Context,
+    primary: &Path,
+    worktree: &Path,
+    in_force: &Hooks,
+    again: Again,
+) -> Result<()> {
     let mut lines = match &in_force.seed {
         Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content)).map_err(|reason| {
             refuse_with_hint(
@@ -348,6 +372,9 @@ fn seed_from(ctx: &Context, primary: &Path, worktree: &Path, in_force: &Hooks) -
         |rel| seed::kind_at(worktree, rel),
     );
     for (path, skip) in skipped {
+        if again == Again::Yes && skip == seed::Skip::Exists {
+            continue;
+        }
         crate::error::warn(format_args!("not seeding {path}: {}", skip.reason()));
     }
     seed::apply(primary, worktree, &items)?;
