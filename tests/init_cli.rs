@@ -305,7 +305,14 @@ fn init_in_a_linked_worktree_says_which_checkout_it_writes_into() {
         .unwrap();
     let said = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{said}");
-    assert!(said.contains("writing into the linked worktree"), "{said}");
+    assert!(
+        said.contains("note: writing into the linked worktree"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("git berth:"),
+        "a notice, not an error: {said}"
+    );
     assert!(said.contains(&r.root.display().to_string()), "{said}");
     assert!(linked.join(".claude/settings.json").exists());
     assert!(!r.root.join(".claude/settings.json").exists());

@@ -77,9 +77,8 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
     if let Some(primary) = primary {
         let _ = writeln!(
             out,
-            "{}: writing into the linked worktree {} (the primary checkout is {}); agents started \
-             in the primary checkout read the primary's own settings",
-            names::TOOL,
+            "note: writing into the linked worktree {} (the primary checkout is {}); agents \
+             started in the primary checkout read the primary's own settings",
             root.display(),
             primary.display()
         );
