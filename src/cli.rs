@@ -66,7 +66,7 @@ after the other, rebasing the second."
     Collect(commands::collect::CollectArgs),
     // Its help, with how verdicts are bound and kept, is on its arguments.
     Review(commands::review::ReviewArgs),
-    /// Forget worktrees whose folder is gone and drop git's stale admin entries
+    /// Forget worktrees whose folder is gone, drop stale admin entries, finish what a kill cut short
     Prune(commands::prune::PruneArgs),
     /// Land approved worktrees on the trunk, each gated on its merged result
     Ship(commands::ship::ShipArgs),
@@ -74,7 +74,7 @@ after the other, rebasing the second."
     Log(commands::log::LogArgs),
     /// Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)
     Setup(commands::setup::SetupArgs),
-    /// Write the worktree hooks (setup, teardown, ports), or show those in force
+    /// Write the worktree hooks (setup, teardown, ports, gate), or show those in force
     #[command(
         long_about = "Write the worktree hooks, or with no option show those in force and \
 where each comes from.\n\n\

@@ -514,8 +514,16 @@ fn a_squash_merged_worktree_reads_as_landed_not_as_work_to_merge() {
     assert_eq!(work(&report, "squashed")["landed"], true, "{report}");
     assert_eq!(work(&report, "open")["landed"], false, "{report}");
     assert_eq!(report["conflicts"], serde_json::json!([]), "{report}");
-    assert_eq!(report["forecast"]["conflicts"], serde_json::json!([]), "{report}");
-    assert_eq!(report["forecast"]["overlaps"], serde_json::json!([]), "{report}");
+    assert_eq!(
+        report["forecast"]["conflicts"],
+        serde_json::json!([]),
+        "{report}"
+    );
+    assert_eq!(
+        report["forecast"]["overlaps"],
+        serde_json::json!([]),
+        "{report}"
+    );
     let text = sb.berth_ok(&repo, &["collect"]);
     let line = text.lines().find(|l| l.contains("squashed")).unwrap();
     assert!(line.contains("landed on main"), "{text}");

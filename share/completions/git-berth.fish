@@ -38,11 +38,11 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "rm" -d 'Remove 
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "clean" -d 'Remove the worktrees that are clean, landed and held by no other live session; say why each other stays'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "collect" -d 'The merge-back overview: commits, dirty, unpushed, clean merge, and which worktrees conflict'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "review" -d 'Approve or reject a worktree\'s head, or show where reviews stand'
-complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "prune" -d 'Forget worktrees whose folder is gone and drop git\'s stale admin entries'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "prune" -d 'Forget worktrees whose folder is gone, drop stale admin entries, finish what a kill cut short'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ship" -d 'Land approved worktrees on the trunk, each gated on its merged result'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "log" -d 'Show every landing ship made'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "setup" -d 'Bring a worktree up to date with the hooks: ports, seeding, setup (adopts one berth did not make)'
-complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "install" -d 'Write the worktree hooks (setup, teardown, ports), or show those in force'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "install" -d 'Write the worktree hooks (setup, teardown, ports, gate), or show those in force'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "trust" -d 'Trust this checkout\'s setup and teardown hooks so they may run'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "guard" -d 'Decide whether an agent\'s next action may run (exit 0 allow, 2 block)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "init" -d 'Wire the guard into a repository for each agent runtime'
@@ -106,7 +106,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s d -l delet
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l json -d 'Print JSON: {"worktrees": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk": ..., "worktrees": [...], "conflicts": [...]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk", "worktrees": [...], "conflicts": [...], "forecast": {"conflicts", "overlaps"}}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and not __fish_seen_subcommand_from approve reject status" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -126,7 +126,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_s
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s n -l dry-run -d 'Say what would be pruned, change nothing'
-complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin": [...], "forget": [...], "free": [...], "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin": [...], "forget": [...], "free": [...], "finish": [...], "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l strategy -d 'How the branch lands: one new commit (squash), a merge commit, or a fast-forward' -r -f -a "squash\t''
 merge\t''

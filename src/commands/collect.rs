@@ -24,7 +24,7 @@ const SHOWN_COMMITS: usize = 5;
 
 #[derive(Debug, clap::Args)]
 pub struct CollectArgs {
-    /// Print JSON: {"trunk": ..., "worktrees": [...], "conflicts": [...]}
+    /// Print JSON: {"trunk", "worktrees": [...], "conflicts": [...], "forecast": {"conflicts", "overlaps"}}
     #[arg(long)]
     pub json: bool,
 }

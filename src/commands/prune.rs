@@ -14,7 +14,7 @@ pub struct PruneArgs {
     /// Say what would be pruned, change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
-    /// Print JSON: {"admin": [...], "forget": [...], "free": [...], "dry_run": bool}
+    /// Print JSON: {"admin": [...], "forget": [...], "free": [...], "finish": [...], "dry_run": bool}
     #[arg(long)]
     pub json: bool,
 }
