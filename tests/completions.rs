@@ -217,6 +217,7 @@ fn fish_completes_names_commands_and_values_where_clap_complete_leaves_them_out(
     assert_eq!(at("git-berth path "), ["feat/a"]);
     assert_eq!(at("git-berth completions "), ["bash", "fish", "zsh"]);
     assert_eq!(at("git-berth help gua"), ["guard"]);
+    assert_eq!(at("git-berth review approve "), ["feat/a"]);
 }
 
 #[test]
@@ -231,4 +232,19 @@ fn the_zsh_script_parses() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", common::outputs(&out));
+    // Sourced by compinit, the script's last lines complete at once: every function they call
+    // must be defined above them, or the first TAB fails with "command not found".
+    let text = std::fs::read_to_string(share().join(Shell::Zsh.file_name())).unwrap();
+    let runs = text
+        .rfind("if [ \"$funcstack[1]\" = \"_git-berth\" ]")
+        .unwrap();
+    let helper = text.find("_git-berth_worktrees() {").unwrap();
+    assert!(
+        helper < runs,
+        "the worktree-names helper comes after the call"
+    );
+    // `review approve <TAB>` offers worktree names, as `path <TAB>` does.
+    let approve = &text[text.find("(approve)").unwrap()..];
+    let approve = &approve[..approve.find(";;").unwrap()];
+    assert!(approve.contains(":_git-berth_worktrees'"), "{approve}");
 }

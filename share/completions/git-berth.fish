@@ -242,3 +242,6 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -f -a "(git 
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send agents feat help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -186,37 +186,50 @@ fn generated(shell: clap_complete::Shell, cmd: &Command) -> String {
 fn zsh(cmd: &Command) -> String {
     const WORKTREES: &str = "__berth_worktrees__";
     const COMMANDS: &str = "__berth_commands__";
-    let mut marked = cmd.clone();
-    for sub in cmd.get_subcommands() {
-        let marker = match positional_words(sub) {
-            Some(Words::Worktrees) => WORKTREES,
-            Some(Words::Commands) => COMMANDS,
-            _ => continue,
+    // The positional a command takes worktree or command names in, given a marker value that
+    // is replaced below by the function that offers them.
+    fn mark(cmd: clap::Command) -> clap::Command {
+        let marker = match positional_words(&cmd) {
+            Some(Words::Worktrees) => Some(WORKTREES),
+            Some(Words::Commands) => Some(COMMANDS),
+            _ => None,
         };
-        let Some(arg) = sub.get_positionals().next() else {
-            continue;
-        };
-        let id = arg.get_id().to_string();
-        marked = marked.mut_subcommand(sub.get_name(), |sub| {
-            sub.mut_arg(id, |arg| {
+        let id = cmd.get_positionals().next().map(|a| a.get_id().to_string());
+        let mut cmd = match (marker, id) {
+            (Some(marker), Some(id)) => cmd.mut_arg(id, |arg| {
                 arg.value_parser(PossibleValuesParser::new([marker]))
-            })
-        });
+            }),
+            _ => cmd,
+        };
+        let nested: Vec<String> = cmd
+            .get_subcommands()
+            .map(|s| s.get_name().to_owned())
+            .collect();
+        for name in nested {
+            cmd = cmd.mut_subcommand(name, mark);
+        }
+        cmd
     }
-    let text = generated(clap_complete::Shell::Zsh, &marked)
+    let text = generated(clap_complete::Shell::Zsh, &mark(cmd.clone()))
         .replace(&format!("({WORKTREES})"), "_git-berth_worktrees")
         .replace(&format!("({COMMANDS})"), "_git-berth_commands");
-    format!(
-        "{text}
-(( $+functions[_git-berth_worktrees] )) ||
+    // The helper goes before the script's last lines, which may run the completion at once.
+    let helper = format!(
+        "(( $+functions[_git-berth_worktrees] )) ||
 _git-berth_worktrees() {{
     local -a worktrees
     worktrees=(${{(f)\"$({call})\"}})
     _describe -t worktrees 'worktree' worktrees
 }}
+
 ",
         call = worktrees_call()
-    )
+    );
+    let tail = "if [ \"$funcstack[1]\" = \"_git-berth\" ]";
+    match text.rfind(tail) {
+        Some(at) => format!("{}{helper}{}", &text[..at], &text[at..]),
+        None => format!("{text}\n{helper}"),
+    }
 }
 
 /// clap_complete's fish completions for `git-berth` (fish's git completion hands `git berth`
@@ -239,6 +252,24 @@ fn fish(cmd: &Command) -> String {
             bin = names::BIN,
             spellings = spellings(sub).join(" "),
         );
+    }
+    // A command's own commands (`review approve`): their words once one is on the line.
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        for nested in sub.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let words = match positional_words(nested) {
+                Some(Words::Worktrees) => format!("({})", worktrees_call()),
+                Some(Words::Values(values)) => values.join(" "),
+                _ => continue,
+            };
+            let _ = writeln!(
+                text,
+                "complete -c {bin} -n \"{using} {spellings}; and __fish_seen_subcommand_from \
+                 {nested}\" -f -a \"{words}\"",
+                bin = names::BIN,
+                spellings = spellings(sub).join(" "),
+                nested = spellings(nested).join(" "),
+            );
+        }
     }
     text
 }
