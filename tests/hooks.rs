@@ -665,3 +665,19 @@ fn hooks_installed_but_not_committed_are_named_when_add_runs_the_commits_instead
     );
     assert!(!String::from_utf8_lossy(&again.stderr).contains("warning: the hooks in"));
 }
+
+#[test]
+fn a_base_from_before_the_committed_hooks_is_named_as_such_not_as_uncommitted() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let old = sb.rev(&repo, "HEAD");
+    sb.berth_ok(&repo, &["install", "--setup", "touch from-setup"]);
+    sb.commit_all(&repo, "hooks");
+
+    let added = sb.berth(&repo, &["add", "old", "--base", &old]);
+    let err = String::from_utf8_lossy(&added.stderr);
+    assert!(added.status.success(), "{err}");
+    assert!(err.contains("differ from those of the commit"), "{err}");
+    assert!(err.contains("hint: its base predates them"), "{err}");
+    assert!(!err.contains("commit .worktree-hooks"), "{err}");
+}

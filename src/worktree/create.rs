@@ -166,7 +166,18 @@ fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
             hooks::checkout_dir(current).display(),
             plan.branch
         ));
-        eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
+        // Hooks committed here but not on an older base: committing changes nothing.
+        let committed_here = git::head(&ctx.repo)
+            .and_then(|head| hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, head)).ok())
+            .is_some_and(|at_head| hooks::same_committed(&here, &at_head));
+        if committed_here {
+            eprintln!(
+                "hint: its base predates them: start it from a commit that has them (--base), or \
+                 bring them into its branch"
+            );
+        } else {
+            eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
+        }
     }
     setup::ensure_trusted(ctx, &in_force)?;
     Ok(in_force)
