@@ -503,6 +503,22 @@ fn send_types_into_the_pane_and_agents_shows_alive_then_gone() {
     assert_eq!(again["status"], "alive");
     assert_ne!(again["pane"], agent["pane"]);
     assert_eq!(f.agents().len(), 1);
+
+    // Once it ends for good, prune forgets its record; a live agent's stays.
+    f.layer1(&tmux, "other");
+    tmux.run(&["kill-pane", "-t", again["pane"].as_str().unwrap()]);
+    wait_for("the agent to be gone again", || {
+        f.agent("talk")["status"] == "gone"
+    });
+    let pruned = f.berth_ok(&f.repo, &[], &["prune", "--json"]);
+    let pruned: serde_json::Value = serde_json::from_slice(&pruned.stdout).unwrap();
+    assert_eq!(pruned["agents"], serde_json::json!(["talk"]), "{pruned}");
+    let left: Vec<String> = f
+        .agents()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(left, ["other"]);
 }
 
 #[test]

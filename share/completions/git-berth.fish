@@ -126,7 +126,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_s
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s n -l dry-run -d 'Say what would be pruned, change nothing'
-complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin": [...], "forget": [...], "free": [...], "finish": [...], "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin", "forget", "free", "finish", "agents": [...], "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l strategy -d 'How the branch lands: one new commit (squash), a merge commit, or a fast-forward' -r -f -a "squash\t''
 merge\t''

@@ -14,7 +14,7 @@ pub struct PruneArgs {
     /// Say what would be pruned, change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
-    /// Print JSON: {"admin": [...], "forget": [...], "free": [...], "finish": [...], "dry_run": bool}
+    /// Print JSON: {"admin", "forget", "free", "finish", "agents": [...], "dry_run": bool}
     #[arg(long)]
     pub json: bool,
 }
@@ -95,6 +95,13 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
                 record.branch
             )?;
         }
+    }
+    for name in &plan.agents {
+        writeln!(
+            out,
+            "{} agent '{name}': its process has ended",
+            verb("forgot", "would forget")
+        )?;
     }
     if plan.is_empty() {
         eprintln!("nothing to prune");

@@ -24,6 +24,8 @@ pub struct Plan {
     pub forget: Vec<Record>,
     /// Port blocks of worktrees that no longer exist, on this machine.
     pub free: Vec<ports::Entry>,
+    /// Agents berth launched whose process has ended (`agents` shows them as gone until now).
+    pub agents: Vec<String>,
 }
 
 impl Plan {
@@ -32,6 +34,7 @@ impl Plan {
             && self.finish.is_empty()
             && self.forget.is_empty()
             && self.free.is_empty()
+            && self.agents.is_empty()
     }
 }
 
@@ -103,6 +106,12 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
         finish,
         forget,
         free: blocks(of_forgotten, others),
+        agents: store
+            .agents()?
+            .into_iter()
+            .filter(|a| !a.alive())
+            .map(|a| a.name)
+            .collect(),
     })
 }
 
@@ -141,11 +150,21 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
     } else {
         Vec::new()
     };
+    // Agents whose process has ended: their records go, under the lock, the live stay.
+    let mut locked = super::lock(ctx)?;
+    let (ended, live): (Vec<_>, Vec<_>) = std::mem::take(&mut locked.agents)
+        .into_iter()
+        .partition(|a| !a.alive());
+    locked.agents = live;
+    if !ended.is_empty() {
+        locked.save()?;
+    }
     Ok(Plan {
         admin,
         finish,
         forget,
         free: blocks(of_forgotten, others),
+        agents: ended.into_iter().map(|a| a.name).collect(),
     })
 }
 
