@@ -154,6 +154,8 @@ fn bash_completes_git_berth_through_gits_own_completion() {
     assert_eq!(at("git berth help gu"), ["guard"]);
     assert_eq!(at("git berth hook worktree-c"), ["worktree-create"]);
     assert_eq!(at("git berth init --runtime cl"), ["claude"]);
+    assert_eq!(at("git berth spawn --runtime c"), ["claude", "codex"]);
+    assert_eq!(at("git berth master o"), ["opencode"]);
     assert_eq!(
         at("git berth init --runtime claude,co"),
         ["claude,codex", "claude,copilot"]

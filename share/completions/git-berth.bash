@@ -34,7 +34,7 @@ _git_berth ()
 	layer2,--prompt) :; return ;;
 	layer2,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	spawn,--worktree) :; return ;;
-	spawn,--runtime) :; return ;;
+	spawn,--runtime) __gitcomp "opencode claude codex pi shell" "" "$value"; return ;;
 	spawn,--prompt) :; return ;;
 	spawn,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	respawn,--worktree) :; return ;;
@@ -98,6 +98,7 @@ _git_berth ()
 	ship,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	setup,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	completions,*) __gitcomp "bash zsh fish" ;;
+	master,*) __gitcomp "opencode claude codex pi shell" ;;
 	layer1,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	layer2,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	spawn,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;

@@ -238,6 +238,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand remove rm" -f -a "(g
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -f -a "bash zsh fish"
+complete -c git-berth -n "__fish_git_berth_using_subcommand master" -f -a "opencode claude codex pi shell"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -f -a "(git berth completions worktrees 2>/dev/null)"

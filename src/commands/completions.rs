@@ -131,11 +131,21 @@ fn positional_words(cmd: &Command) -> Option<Words> {
 
 /// An argument's possible values a person may type (hidden ones left out).
 fn possible_values(arg: &Arg) -> Vec<String> {
-    arg.get_possible_values()
+    let values: Vec<String> = arg
+        .get_possible_values()
         .iter()
         .filter(|v| !v.is_hide_set())
         .map(|v| v.get_name().to_owned())
-        .collect()
+        .collect();
+    // The orchestrator's runtime (`master <runtime>`, `spawn --runtime`) is checked by berth, so
+    // its error can name the runtimes; clap knows no values for it.
+    if values.is_empty() && arg.get_id() == "runtime" && arg.get_value_delimiter().is_none() {
+        return crate::orchestrator::runtime::Runtime::names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+    }
+    values
 }
 
 /// The commands a person may type, with their aliases.
