@@ -859,3 +859,54 @@ fn push_sends_the_landed_trunk_to_its_remote() {
     );
     assert_eq!(sb.rev(&remote, "main"), sb.rev(&repo, "main"));
 }
+
+#[test]
+fn a_landed_worktree_where_an_agent_still_runs_stays_until_the_agent_ends() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = common::Tmux::start(&sb, &repo) else {
+        return;
+    };
+    sb.git(
+        &repo,
+        &["config", "berth.runtime.shell.command", "sleep 600"],
+    );
+    let path = format!(
+        "{}:{}",
+        common::berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = sb
+        .berth_command(&repo, &["layer1", "busy", "feat/busy", "shell"])
+        .env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+    let wt = PathBuf::from(common::stdout(&out).trim());
+    sb.commit_file(&wt, "busy.txt", "done\n");
+    let reviewer = Agent::spawn();
+    approve(&sb, &repo, "busy", &reviewer);
+
+    let (out, report) = ship_json(&sb, &repo, &["busy"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(sb.git(&repo, &["show", "main:busy.txt"]), "done\n");
+    let kept = outcome(&report, "busy")["kept"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(kept.contains("agent 'busy' still runs there"), "{report}");
+    assert!(wt.join("busy.txt").exists(), "the agent's worktree stays");
+    assert!(sb.has_branch(&repo, "feat/busy"));
+
+    let agents = sb.berth_json(&repo, &["agents", "--json"]);
+    let pane = agents["agents"][0]["pane"].as_str().unwrap().to_owned();
+    tmux.run(&["kill-pane", "-t", &pane]);
+    common::wait_for("the agent to end", || {
+        sb.berth_json(&repo, &["agents", "--json"])["agents"][0]["status"] == "gone"
+    });
+    sb.berth_ok(&repo, &["remove", "--delete-branch", "busy"]);
+    assert!(!wt.exists());
+    assert!(!sb.has_branch(&repo, "feat/busy"));
+}

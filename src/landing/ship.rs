@@ -1071,6 +1071,13 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
                 "it has uncommitted changes since the landing".to_owned(),
             ));
         }
+        // A live agent there is a live claim: its worktree is never taken from under it.
+        if let Some((agent, _)) = worktree::judge::live_agent(&locked.agents, &record.path) {
+            return Ok(Some(format!(
+                "agent '{agent}' still runs there; once it ends: {} remove --delete-branch '{name}'",
+                names::TOOL
+            )));
+        }
         // Standing in the worktree that goes, work from the primary's side: once its admin
         // entry is gone, a repository opened in it no longer finds the branch to delete.
         let elsewhere;
