@@ -786,6 +786,33 @@ fn a_kill_loop_over_ship_never_leaves_the_trunk_on_an_ungated_candidate() {
 }
 
 /// An agent berth launched in a worktree whose candidate conflicts hears which files do.
+/// `layer1 <name> feat/<name> shell` from the tmux server's pane, the `shell` runtime running
+/// `command`: the agent's worktree.
+fn layer1_agent(
+    sb: &Sandbox,
+    repo: &Path,
+    tmux: &common::Tmux,
+    name: &str,
+    command: &str,
+) -> PathBuf {
+    sb.git(repo, &["config", "berth.runtime.shell.command", command]);
+    let path = format!(
+        "{}:{}",
+        common::berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let branch = format!("feat/{name}");
+    let out = sb
+        .berth_command(repo, &["layer1", name, &branch, "shell"])
+        .env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+    PathBuf::from(common::stdout(&out).trim())
+}
+
 #[test]
 fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     let sb = Sandbox::new();
@@ -806,22 +833,7 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     )
     .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let command = script.to_str().unwrap();
-    sb.git(&repo, &["config", "berth.runtime.shell.command", command]);
-    let path = format!(
-        "{}:{}",
-        common::berth_bin_dir().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = sb
-        .berth_command(&repo, &["layer1", "talk", "feat/talk", "shell"])
-        .env("TMUX", tmux.env_value())
-        .env("TMUX_PANE", &tmux.pane)
-        .env("PATH", &path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", outputs(&out));
-    let wt = PathBuf::from(common::stdout(&out).trim());
+    let wt = layer1_agent(&sb, &repo, &tmux, "talk", script.to_str().unwrap());
     let name = sb
         .list_rows(&repo, false)
         .into_iter()
@@ -867,24 +879,7 @@ fn a_landed_worktree_where_an_agent_still_runs_stays_until_the_agent_ends() {
     let Some(tmux) = common::Tmux::start(&sb, &repo) else {
         return;
     };
-    sb.git(
-        &repo,
-        &["config", "berth.runtime.shell.command", "sleep 600"],
-    );
-    let path = format!(
-        "{}:{}",
-        common::berth_bin_dir().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let out = sb
-        .berth_command(&repo, &["layer1", "busy", "feat/busy", "shell"])
-        .env("TMUX", tmux.env_value())
-        .env("TMUX_PANE", &tmux.pane)
-        .env("PATH", &path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", outputs(&out));
-    let wt = PathBuf::from(common::stdout(&out).trim());
+    let wt = layer1_agent(&sb, &repo, &tmux, "busy", "sleep 600");
     sb.commit_file(&wt, "busy.txt", "done\n");
     let reviewer = Agent::spawn();
     approve(&sb, &repo, "busy", &reviewer);
