@@ -24,7 +24,7 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
             .registry
             .find(name)
             .map(|r| r.name.clone())
-            .ok_or_else(|| super::unknown_in(ctx, name))?,
+            .ok_or_else(|| super::unknown_in(ctx, &locked.registry, name))?,
         None => adopt_here(ctx, &mut locked)?,
     };
     let record = locked.registry.find(&name).expect("found above").clone();

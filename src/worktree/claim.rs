@@ -152,8 +152,8 @@ fn record_mut<'l>(
     locked: &'l mut crate::registry::Locked,
     name: &str,
 ) -> Result<&'l mut Record> {
-    locked
-        .registry
-        .find_mut(name)
-        .ok_or_else(|| super::unknown_in(ctx, name))
+    if locked.registry.find(name).is_none() {
+        return Err(super::unknown_in(ctx, &locked.registry, name));
+    }
+    Ok(locked.registry.find_mut(name).expect("found above"))
 }

@@ -135,7 +135,7 @@ fn check_new_name(
     }
     let path = ctx.worktree_base()?.join(slug);
     if path.exists() && !is_empty_dir(&path) {
-        if let Some(linked) = super::unmanaged_named(ctx, slug)
+        if let Some(linked) = super::unmanaged_named(ctx, &locked.registry, slug)
             && real_or_same(&linked) == real_or_same(&path)
         {
             return Err(super::not_managed(&args.name, &linked));

@@ -51,7 +51,9 @@ pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
 
 /// The managed worktree `name` (by its name or its slug), as found on disk now.
 pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Entry> {
-    let record = registry.find(name).ok_or_else(|| unknown_in(ctx, name))?;
+    let record = registry
+        .find(name)
+        .ok_or_else(|| unknown_in(ctx, registry, name))?;
     let one = Registry {
         version: registry.version,
         worktrees: vec![record.clone()],
@@ -76,18 +78,21 @@ pub fn unknown(name: &str) -> anyhow::Error {
 /// The refusal for a name berth does not know, where git may: a linked worktree of that name
 /// that berth does not manage (made with `git worktree add`, or its record lost) is named with
 /// the way to adopt it, never with a hint to make another over it.
-pub fn unknown_in(ctx: &Context, name: &str) -> anyhow::Error {
-    match unmanaged_named(ctx, name) {
+pub fn unknown_in(ctx: &Context, registry: &Registry, name: &str) -> anyhow::Error {
+    match unmanaged_named(ctx, registry, name) {
         Some(path) => not_managed(name, &path),
         None => unknown(name),
     }
 }
 
-/// A linked worktree git knows whose folder is called `name` (or its slug) and that berth has
-/// no record of.
-pub fn unmanaged_named(ctx: &Context, name: &str) -> Option<std::path::PathBuf> {
+/// A linked worktree git knows whose folder is called `name` (or its slug) and that `registry`
+/// has no record of.
+pub fn unmanaged_named(
+    ctx: &Context,
+    registry: &Registry,
+    name: &str,
+) -> Option<std::path::PathBuf> {
     let slug = crate::slug::slug(name).ok();
-    let registry = Store::new(ctx.state_dir()).load().ok()?;
     crate::git::worktrees::linked(&ctx.repo)
         .ok()?
         .into_iter()
