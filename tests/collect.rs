@@ -511,8 +511,8 @@ fn a_squash_merged_worktree_reads_as_landed_not_as_work_to_merge() {
     sb.commit_file(&open, "squashed.txt", "other\n");
 
     let report = sb.berth_json(&repo, &["collect", "--json"]);
-    assert_eq!(work(&report, "squashed")["landed"], true, "{report}");
-    assert_eq!(work(&report, "open")["landed"], false, "{report}");
+    assert_eq!(work(&report, "squashed")["merged"], true, "{report}");
+    assert_eq!(work(&report, "open")["merged"], false, "{report}");
     assert_eq!(report["conflicts"], serde_json::json!([]), "{report}");
     assert_eq!(
         report["forecast"]["conflicts"],

@@ -96,7 +96,7 @@ pub struct Work {
     pub merges_cleanly: Option<bool>,
     /// Every change of its own commits is on the trunk already (merged, squash-merged or
     /// rebased): what `clean` removes. Null when it has no commits of its own.
-    pub landed: Option<bool>,
+    pub merged: Option<bool>,
     /// Files HEAD changes relative to its merge base with the trunk.
     #[serde(skip)]
     pub files: Vec<String>,
@@ -164,7 +164,7 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
         dirty: None,
         unpushed: None,
         merges_cleanly: None,
-        landed: None,
+        merged: None,
         files: Vec::new(),
         head: None,
     };
@@ -201,12 +201,14 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
         work.merges_cleanly = graph::merges_cleanly(&repo, trunk, head).ok();
         work.files = graph::changed_files(&repo, trunk, head).unwrap_or_default();
         if work.ahead.unwrap_or(0) > 0 {
-            work.landed = graph::work_not_landed(&repo, head, &[trunk], Some(trunk))
+            // As `list --full` judges `merged`: its own commits, from where it started.
+            let elsewhere: Vec<_> = std::iter::once(trunk).chain(base.commit).collect();
+            work.merged = graph::work_not_landed(&repo, head, &elsewhere, Some(trunk))
                 .ok()
                 .map(|left| left == 0);
         }
         // What has landed is on the trunk: it is nobody's overlap any more.
-        if work.landed == Some(true) {
+        if work.merged == Some(true) {
             work.files.clear();
         }
     }
@@ -419,7 +421,7 @@ fn row(w: &Work, trunk: &str) -> render::Row {
         _ => "-".into(),
     };
     let into_trunk = match w.merges_cleanly {
-        _ if w.landed == Some(true) => Cell::painted(format!("landed on {trunk}"), Paint::Green),
+        _ if w.merged == Some(true) => Cell::painted(format!("landed on {trunk}"), Paint::Green),
         Some(false) => Cell::painted(format!("conflicts with {trunk}"), Paint::Red),
         Some(true) if w.ahead.unwrap_or(0) > 0 => {
             Cell::painted(format!("merges cleanly into {trunk}"), Paint::Green)
@@ -469,7 +471,7 @@ mod tests {
             dirty: None,
             unpushed: None,
             merges_cleanly: None,
-            landed: None,
+            merged: None,
             files: files.iter().map(|f| f.to_string()).collect(),
             head: None,
         }
