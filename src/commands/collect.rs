@@ -198,14 +198,17 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
             .map(|(a, _)| a);
     }
     if let Some(trunk) = graph::resolve_commit(&repo, trunk) {
-        work.merges_cleanly = graph::merges_cleanly(&repo, trunk, head).ok();
+        // One merge in memory answers both: does it merge, and would it change anything.
+        let into = graph::into_trunk(&repo, trunk, head).ok();
+        work.merges_cleanly = into.map(|m| m.clean);
         work.files = graph::changed_files(&repo, trunk, head).unwrap_or_default();
         if work.ahead.unwrap_or(0) > 0 {
-            // As `list --full` judges `merged`: its own commits, from where it started.
+            // As `list --full` judges `merged` (graph::work_not_landed): its own commits, from
+            // where it started, are on the trunk, or merging them would change nothing.
             let elsewhere: Vec<_> = std::iter::once(trunk).chain(base.commit).collect();
-            work.merged = graph::work_not_landed(&repo, head, &elsewhere, Some(trunk))
+            work.merged = graph::unmerged_count(&repo, head, &elsewhere)
                 .ok()
-                .map(|left| left == 0);
+                .map(|left| left == 0 || into.is_some_and(|m| m.changes_nothing));
         }
         // What has landed is on the trunk: it is nobody's overlap any more.
         if work.merged == Some(true) {

@@ -236,31 +236,37 @@ pub fn overlapping_changes(base: &[u8], ours: &[u8], theirs: &[u8]) -> Vec<(u32,
     regions
 }
 
-/// True when merging `tip` into `trunk` would change nothing: every change on the branch is in
-/// the trunk already, as after a squash or rebase merge.
-pub fn merge_changes_nothing(
+/// What merging a tip into the trunk would do, from one merge in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IntoTrunk {
+    /// It merges without conflicts.
+    pub clean: bool,
+    /// It would change nothing: every change on the branch is in the trunk already, as after a
+    /// squash or rebase merge.
+    pub changes_nothing: bool,
+}
+
+/// Merge `tip` into `trunk` in memory, once, and say what it would do.
+pub fn into_trunk(
     repo: &gix::Repository,
     trunk: gix::ObjectId,
     tip: gix::ObjectId,
-) -> Result<bool> {
+) -> Result<IntoTrunk> {
     let Some(merged) = merged_tree(repo, trunk, tip)? else {
-        return Ok(false);
+        return Ok(IntoTrunk {
+            clean: false,
+            changes_nothing: false,
+        });
     };
     let trunk_tree = repo
         .find_commit(trunk)
         .map_err(crate::git::gix_err)?
         .tree_id()
         .map_err(crate::git::gix_err)?;
-    Ok(merged == trunk_tree.detach())
-}
-
-/// True when `tip` merges into `trunk` without conflicts.
-pub fn merges_cleanly(
-    repo: &gix::Repository,
-    trunk: gix::ObjectId,
-    tip: gix::ObjectId,
-) -> Result<bool> {
-    Ok(merged_tree(repo, trunk, tip)?.is_some())
+    Ok(IntoTrunk {
+        clean: true,
+        changes_nothing: merged == trunk_tree.detach(),
+    })
 }
 
 /// A commit shown to people.
@@ -414,7 +420,7 @@ pub fn work_not_landed(
     let count = unmerged_count(repo, tip, elsewhere)?;
     if count > 0
         && let Some(trunk) = trunk
-        && merge_changes_nothing(repo, trunk, tip)?
+        && into_trunk(repo, trunk, tip)?.changes_nothing
     {
         return Ok(0);
     }
