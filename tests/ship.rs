@@ -704,6 +704,41 @@ fn a_ship_killed_after_the_trunk_moved_is_finished_by_the_next_ship() {
     assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
 }
 
+/// Another git command's `index.lock` in the primary stops the primary following the trunk after
+/// the trunk moved: the worktree still landed (and stays, saying so), and `prune` finishes it
+/// once the lock is gone.
+#[test]
+fn a_primary_index_locked_by_another_command_after_the_trunk_moved_still_lands() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let lock = sb.common_dir(&repo).join("index.lock");
+    std::fs::write(&lock, "").unwrap();
+
+    let (out, report) = ship_json(&sb, &repo, &["auth", "--gate", "true"]);
+    let auth = outcome(&report, "auth");
+    assert_eq!(auth["outcome"], "landed", "{}", outputs(&out));
+    assert!(out.status.success(), "{}", outputs(&out));
+    let kept = auth["kept"].as_str().unwrap_or_default();
+    assert!(kept.contains("index.lock"), "{kept}");
+    assert!(kept.contains("git berth prune"), "{kept}");
+    assert_eq!(sb.git(&repo, &["show", "main:auth.rs"]), "x\n");
+    assert!(
+        wt.exists(),
+        "the worktree stays until the landing is finished"
+    );
+
+    std::fs::remove_file(&lock).unwrap();
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(sb.status(&repo), "");
+    assert!(repo.join("auth.rs").exists());
+    gone(&sb, &repo, "auth", &wt);
+    let log = sb.berth_json(&repo, &["log", "--json"]);
+    assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
+}
+
 /// Ships killed at random points: the trunk is only ever the old tip or a candidate the gate
 /// passed; `prune` then leaves no scratch worktree and a clean primary, the rest land, and
 /// `clean` takes the landed worktrees a kill kept.

@@ -897,7 +897,24 @@ fn commit_landing(
         landing.strategy,
         landing.gate
     );
-    let landed = finish(ctx)?;
+    // The trunk moved: from here on the worktree landed, whatever else fails. What `finish`
+    // leaves undone stays in the journal for the next ship or `prune`.
+    let landed = match finish(ctx) {
+        Ok(landed) => landed,
+        Err(err) => {
+            let why = format!(
+                "{}; {} prune finishes the landing",
+                crate::error::render(&err).0,
+                names::TOOL
+            );
+            crate::error::warn(format_args!(
+                "worktree '{}' landed but stays: {why}",
+                landing.worktree
+            ));
+            outcome.kept = Some(why);
+            None
+        }
+    };
     // The worktree goes after the lock is given back: its teardown may take long, and other
     // landings need not wait for it. A kill before it leaves a landed worktree `clean` removes.
     drop(lock);
