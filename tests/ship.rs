@@ -325,6 +325,16 @@ fn a_commit_after_the_approval_blocks_ship_and_so_does_a_rejection() {
     sb.commit_file(&none, "d.txt", "d\n");
     let err = sb.berth_err(&repo, &["ship", "none"]);
     assert!(err.contains("is not approved"), "{err}");
+
+    // A worktree git made without berth is named as such, with how to adopt it.
+    let by_hand = sb.root.join("by-hand");
+    sb.worktree_by_hand(&repo, "by-hand", &by_hand);
+    let err = sb.berth_err(&repo, &["ship", "by-hand"]);
+    assert!(
+        err.contains("'by-hand' is a linked worktree git berth does not manage"),
+        "{err}"
+    );
+    assert!(err.contains("hint: adopt it"), "{err}");
     assert_eq!(sb.rev(&repo, "main"), main);
     assert!(wt.exists() && bad.exists() && none.exists());
 }

@@ -165,7 +165,9 @@ fn chosen(ctx: &Context, request: &Request) -> Result<Vec<String>> {
     if !request.names.is_empty() {
         let mut names = Vec::new();
         for name in &request.names {
-            let record = registry.find(name).ok_or_else(|| worktree::unknown(name))?;
+            let record = registry
+                .find(name)
+                .ok_or_else(|| worktree::unknown_in(ctx, &registry, name))?;
             if !names.contains(&record.name) {
                 names.push(record.name.clone());
             }
@@ -293,7 +295,12 @@ fn land_one(ctx: &Context, trunk: &str, name: &str, request: &Request, gate: &Ga
         Err(err) => return failed(name, "", request.strategy, &err),
     };
     let Some(record) = registry.find(name).cloned() else {
-        return failed(name, "", request.strategy, &worktree::unknown(name));
+        return failed(
+            name,
+            "",
+            request.strategy,
+            &worktree::unknown_in(ctx, &registry, name),
+        );
     };
     let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
     match try_land(ctx, trunk, &record, request, gate, &mut outcome) {
