@@ -199,6 +199,20 @@ fn a_symlink_into_the_primary_does_not_hide_it() {
 }
 
 #[test]
+fn a_link_to_the_guards_own_settings_does_not_hide_them() {
+    let r = Repos::new("settings-link");
+    std::fs::create_dir_all(r.linked.join(".claude")).expect("dir");
+    std::os::unix::fs::symlink(".claude", r.linked.join("cl")).expect("symlink");
+    std::os::unix::fs::symlink(".git", r.linked.join("g")).expect("symlink");
+    for c in ["echo '{}' > cl/settings.local.json", "echo x > g"] {
+        let o = r.guard(&r.linked, &[c], None, &[]);
+        assert_eq!(o.status.code(), Some(2), "{c}: {}", stderr(&o));
+    }
+    let o = r.guard(&r.linked, &["echo x > cl/notes.md"], None, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
 fn an_unreadable_dot_git_blocks() {
     let r = Repos::new("broken");
     let odd = r.base.join("odd");

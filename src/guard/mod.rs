@@ -318,12 +318,17 @@ impl Judge<'_, '_> {
             Effect::Enters(dir) => (dir, format!("the command enters {}", dir.display())),
             Effect::GitPlace(dir) => (dir, format!("git is pointed at {}", dir.display())),
             Effect::Writes { path, by } => {
-                if managed::is_managed(path, self.home) {
+                // Through a link (`cl -> .claude`) the file written is the one it resolves to.
+                let real = probe::resolve(path).ok().filter(|r| r != path);
+                let either = |check: &dyn Fn(&Path) -> bool| {
+                    check(path) || real.as_deref().is_some_and(check)
+                };
+                if either(&|p| managed::is_managed(p, self.home)) {
                     return Some(Block::Settings { path: path.clone() });
                 }
                 // A worktree's `.git` file (or any of git's own files) decides where git works:
                 // rewritten, it points git at the primary's repository.
-                if path.components().any(|c| c.as_os_str() == ".git") {
+                if either(&|p| p.components().any(|c| c.as_os_str() == ".git")) {
                     return Some(Block::Failed {
                         what: format!("{} is git's own; only git writes it", path.display()),
                     });
