@@ -552,28 +552,55 @@ fn remove_clean_and_prune_keep_a_worktree_while_its_agent_lives() {
     assert!(!path.exists());
 }
 
+/// tmux's default server, its socket under a `TMUX_TMPDIR` of the sandbox's own; killed on drop.
+struct DefaultTmux(PathBuf);
+
+impl DefaultTmux {
+    /// `None` (after saying why) where tmux is not installed.
+    fn new(f: &Fixture) -> Option<DefaultTmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipped: tmux is not installed");
+            return None;
+        }
+        let tmpdir = f.sb.root.join("tmuxtmp");
+        std::fs::create_dir_all(&tmpdir).unwrap();
+        Some(DefaultTmux(tmpdir))
+    }
+
+    /// The environment that points tmux at this server.
+    fn env(&self) -> [(&'static str, String); 1] {
+        [("TMUX_TMPDIR", self.0.display().to_string())]
+    }
+
+    /// The names of the windows of `session`, one a line.
+    fn windows(&self, session: &str) -> String {
+        let out = Command::new("tmux")
+            .env("TMUX_TMPDIR", &self.0)
+            .args(["list-windows", "-t", &format!("={session}")])
+            .args(["-F", "#{window_name}"])
+            .output()
+            .unwrap();
+        stdout(&out)
+    }
+}
+
+impl Drop for DefaultTmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .env("TMUX_TMPDIR", &self.0)
+            .arg("kill-server")
+            .output();
+    }
+}
+
 #[test]
 fn outside_tmux_agents_open_in_a_detached_session_named_for_the_project() {
     let f = Fixture::new();
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipped: tmux is not installed");
+    let Some(tmux) = DefaultTmux::new(&f) else {
         return;
-    }
-    // tmux's default socket lives under TMUX_TMPDIR: the sandbox's own.
-    let tmpdir = f.sb.root.join("tmuxtmp");
-    std::fs::create_dir_all(&tmpdir).unwrap();
-    let tmpdir_s = tmpdir.display().to_string();
-    let env = [("TMUX_TMPDIR", tmpdir_s.as_str())];
-    struct Kill(PathBuf);
-    impl Drop for Kill {
-        fn drop(&mut self) {
-            let _ = Command::new("tmux")
-                .env("TMUX_TMPDIR", &self.0)
-                .arg("kill-server")
-                .output();
-        }
-    }
-    let _kill = Kill(tmpdir.clone());
+    };
+    let env = tmux.env();
+    let env = pairs(&env);
     for name in ["one", "two"] {
         let out = f.berth_ok(&f.repo, &env, &["spawn", name, "--runtime", "shell"]);
         assert!(
@@ -588,12 +615,7 @@ fn outside_tmux_agents_open_in_a_detached_session_named_for_the_project() {
         );
         f.agent_env(name);
     }
-    let windows = Command::new("tmux")
-        .env("TMUX_TMPDIR", &tmpdir)
-        .args(["list-windows", "-t", "berth-app", "-F", "#{window_name}"])
-        .output()
-        .unwrap();
-    assert_eq!(stdout(&windows), "one\ntwo\n");
+    assert_eq!(tmux.windows("berth-app"), "one\ntwo\n");
 }
 
 #[test]
@@ -801,6 +823,20 @@ fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
         feat["path"].as_str().unwrap()
     );
     assert!(f.agents().is_empty(), "a person's tab is no agent");
+}
+
+#[test]
+fn feat_outside_tmux_opens_its_detached_session_once_and_a_window_in_it_after() {
+    let f = Fixture::new();
+    let Some(tmux) = DefaultTmux::new(&f) else {
+        return;
+    };
+    let env = tmux.env();
+    let env = pairs(&env);
+    let first = f.berth_ok(&f.repo, &env, &["feat", "login", "--backend", "tmux"]);
+    let again = f.berth_ok(&f.repo, &env, &["feat", "login", "--backend", "tmux"]);
+    assert_eq!(stdout(&first), stdout(&again));
+    assert_eq!(tmux.windows("berth-login"), "login\nlogin\n");
 }
 
 #[test]

@@ -555,11 +555,7 @@ fn open_tmux(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "repo".to_owned());
     let session = backend::tmux_session_name(&crate::slug::slug(&project).unwrap_or(project));
-    let at = if terminal::tmux_has_session(None, &session) {
-        Window::InSession(session.clone())
-    } else {
-        Window::NewSession(session.clone())
-    };
+    let at = detached(&session);
     let argv = backend::tmux_tab(None, &at, &req.name, &spot.path, false, &plan.argv);
     let pane = terminal::tmux_open(&argv)?;
     let attach = match &pane.socket {
@@ -567,6 +563,16 @@ fn open_tmux(
         None => format!("tmux attach -t {session}"),
     };
     Ok((pane, Some(attach)))
+}
+
+/// A window in the detached session `session` of the default tmux server: a new session the
+/// first time, a window in it after that.
+fn detached(session: &str) -> Window {
+    if terminal::tmux_has_session(None, session) {
+        Window::InSession(session.to_owned())
+    } else {
+        Window::NewSession(session.to_owned())
+    }
 }
 
 /// Open the agent's herdr tab (layer 1) or split (layer 2), then start it there through the
@@ -900,7 +906,7 @@ pub fn feat(ctx: &Context, branch: &str, backend: Option<Backend>) -> Result<Fea
             let at = if seen.tmux.is_some() {
                 Window::Current
             } else {
-                Window::NewSession(backend::tmux_session_name(&added.name))
+                detached(&backend::tmux_session_name(&added.name))
             };
             let argv = backend::tmux_tab(socket.as_deref(), &at, &added.name, &path, true, &shell);
             Some(terminal::tmux_open(&argv)?.id)
