@@ -242,6 +242,22 @@ fn each_runtimes_fixtures_are_answered_on_real_repositories() {
             );
             let blocks = matches!(case, "block" | "malformed");
             let out = String::from_utf8_lossy(&o.stdout);
+            // Blocked for its own reason, not for any: a write in the primary, or bad JSON.
+            let why = match case {
+                "block" => Some("is protected: "),
+                "malformed" => Some("hook JSON does not parse"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                assert!(stderr(&o).contains(why), "{rt} {case}: {}", stderr(&o));
+            }
+            if case == "block" {
+                assert!(
+                    !stderr(&o).contains("could not decide"),
+                    "{rt}: {}",
+                    stderr(&o)
+                );
+            }
             match (rt, blocks) {
                 ("copilot", true) => {
                     assert_eq!(o.status.code(), Some(0), "{rt} {case}");
@@ -263,10 +279,18 @@ fn each_runtimes_fixtures_are_answered_on_real_repositories() {
 #[test]
 fn a_command_and_a_runtime_together_are_refused() {
     let r = Repos::new("both");
-    assert_eq!(
-        r.guard(&r.linked, &["--runtime", "claude", "ls"], Some("{}"), &[])
-            .status
-            .code(),
-        Some(2)
+    // JSON the guard would allow on its own: only the stray command can block it.
+    let allowed = r.fixture("claude", "allow");
+    let o = r.guard(
+        &r.linked,
+        &["--runtime", "claude", "ls"],
+        Some(&allowed),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("got a command as well"),
+        "{}",
+        stderr(&o)
     );
 }

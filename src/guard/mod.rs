@@ -95,11 +95,11 @@ impl Block {
     /// checkout "is protected", then a way out that passes the guard exactly as printed.
     pub fn message(&self) -> String {
         let tool = crate::names::TOOL;
-        let way_out = way_out();
         match self {
             Block::Primary { root, what } => format!(
-                "{tool}: blocked: the primary checkout {} is protected: {what}\n{way_out}",
-                root.display()
+                "{tool}: blocked: the primary checkout {} is protected: {what}\n{}",
+                root.display(),
+                way_out()
             ),
             Block::Unknown { raw } => format!(
                 "{tool}: blocked: cannot tell where `{raw}` lands (the primary checkout is protected)\n\
@@ -121,8 +121,10 @@ impl Block {
                  `{tool} ship`\n\
                  hint: {tool} review approve <name> && {tool} ship <name>"
             ),
+            // Only these two name the way out: finding the agent's pid for it reads `/proc`.
             Block::Failed { what } => format!(
-                "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{way_out}"
+                "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{}",
+                way_out()
             ),
         }
     }
