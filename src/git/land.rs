@@ -148,7 +148,7 @@ fn persist(memory: &gix::Repository, disk: &gix::Repository, id: gix::ObjectId) 
     }
     disk.objects
         .write_buf(object.kind, &object.data)
-        .map_err(|e| anyhow::anyhow!("{e}"))
+        .map_err(gix_err)
         .context("cannot write the landing's objects")?;
     Ok(())
 }
@@ -368,7 +368,8 @@ fn write_index(index: &gix::index::File, held: &Path) -> Result<()> {
             .map_err(gix_err)?;
         let lock = out
             .into_inner()
-            .map_err(|e| anyhow::anyhow!("cannot flush the index: {}", e.error()))?;
+            .map_err(|e| anyhow::Error::from(e.into_error()))
+            .context("cannot flush the index")?;
         lock.commit().map_err(|e| gix_err(e.error))?;
         Ok(())
     })();
