@@ -350,6 +350,34 @@ fn a_name_a_live_agent_uses_is_refused() {
 }
 
 #[test]
+fn a_name_whose_slug_a_live_agent_uses_is_refused() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let env = in_tmux(&tmux);
+    f.berth_ok(
+        &f.repo,
+        &pairs(&env),
+        &["spawn", "a b", "--", "sleep", "120"],
+    );
+    let before = f.sb.state(&f.repo);
+    let again = f.berth(
+        &f.repo,
+        &pairs(&env),
+        &["spawn", "a-b", "--", "sleep", "120"],
+    );
+    assert_eq!(again.status.code(), Some(1), "{}", outputs(&again));
+    assert!(
+        stderr(&again).starts_with("git berth: agent 'a b' is running (layer 1, tmux pane %"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(f.sb.state(&f.repo), before);
+    assert_eq!(f.agents().len(), 1);
+}
+
+#[test]
 fn the_master_dry_run_prints_the_runtime_its_command_and_the_hatches_and_launches_nothing() {
     let f = Fixture::new();
     f.sb.git(

@@ -207,9 +207,10 @@ fn rerun_here() -> String {
 /// returns only on failure.
 pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
     let slug = crate::slug::slug(&req.name)?;
+    // Its session and files are named after the slug: two names of one slug are one agent.
     if let Some(live) = all(ctx)?
         .into_iter()
-        .find(|a| a.name == req.name && a.alive())
+        .find(|a| crate::slug::slug(&a.name).ok().as_ref() == Some(&slug) && a.alive())
     {
         return Err(refuse_with_hint(
             format!(
