@@ -150,8 +150,16 @@ pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {
 /// `git berth guard <args>` parsed alone (`args` starts at `guard`), its usage errors printed as
 /// every other command's are. Their exit code, 2, is also a block: a guard call it cannot read
 /// never lets the action through.
-pub fn parse_guard(args: impl IntoIterator<Item = OsString>) -> Result<GuardCli, u8> {
+fn parse_guard(args: impl IntoIterator<Item = OsString>) -> Result<GuardCli, u8> {
     GuardCli::try_parse_from(args).map_err(|err| usage(&err, Some("guard")))
+}
+
+/// `git berth guard <args>`, parsed alone and run: its exit code.
+pub fn guard(args: impl IntoIterator<Item = OsString>) -> u8 {
+    match parse_guard(args) {
+        Ok(guard) => code(commands::guard::run(&guard.args)),
+        Err(code) => code,
+    }
 }
 
 /// Print a parse error the way its kind asks (help and version as clap prints them, a usage

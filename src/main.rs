@@ -6,12 +6,7 @@ fn main() -> ExitCode {
     // The guard runs before every tool call of every agent: parse only its own arguments, so
     // the rest of the command line is never built on its path.
     if std::env::args_os().nth(1).is_some_and(|a| a == "guard") {
-        let guard = match berth::cli::parse_guard(std::env::args_os().skip(1)) {
-            Ok(guard) => guard,
-            Err(code) => return ExitCode::from(code),
-        };
-        let code = berth::commands::guard::run(&guard.args);
-        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+        return ExitCode::from(berth::cli::guard(std::env::args_os().skip(1)));
     }
     // `git berth --help` is git running `man git-berth`, never this binary: every other run puts
     // the page where man looks for it, beside the binary, so it is there from the first run on.
