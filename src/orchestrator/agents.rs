@@ -206,7 +206,17 @@ fn rerun_here() -> String {
 /// worktree, open its tab or split, record it. With `--here` it replaces this process, and
 /// returns only on failure.
 pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
-    let slug = crate::slug::slug(&req.name)?;
+    let slug = crate::slug::slug(&req.name).map_err(|e| {
+        refuse_with_hint(
+            format!(
+                "invalid agent name '{}': its slug '{}' {}",
+                e.name.escape_debug(),
+                e.slug,
+                e.reason
+            ),
+            "name it with letters, digits, '.', '_' and '-', not starting with '.' or '-'",
+        )
+    })?;
     // Its session and files are named after the slug: two names of one slug are one agent.
     if let Some(live) = all(ctx)?
         .into_iter()
@@ -298,10 +308,13 @@ fn place(ctx: &Context, place: &Place, agent: &str, session: &str) -> Result<Spo
         Place::Beside { parent } => {
             let path = real_or_same(&parent.worktree);
             if !path.is_dir() {
-                return Err(refuse(format!(
-                    "the parent's worktree {} is gone",
-                    path.display()
-                )));
+                return Err(refuse_with_hint(
+                    format!("the parent's worktree {} is gone", path.display()),
+                    format!(
+                        "start a layer-1 agent in a worktree that exists: {} layer1 <name> <branch>",
+                        names::TOOL
+                    ),
+                ));
             }
             let name = crate::inventory::entries(ctx, &store(ctx).load()?, false)?
                 .into_iter()
@@ -593,7 +606,12 @@ fn open_herdr(
                 .pane
                 .as_deref()
                 .or(seen.herdr_pane.as_deref())
-                .ok_or_else(|| refuse("no herdr pane to split: HERDR_PANE_ID is not set"))?;
+                .ok_or_else(|| {
+                    refuse_with_hint(
+                        "no herdr pane to split: HERDR_PANE_ID is not set",
+                        "run layer2 from inside the parent's herdr pane",
+                    )
+                })?;
             terminal::herdr_open(&backend::herdr_split(of, &spot.path, &pairs), "pane")?
         }
         Place::Worktree { .. } => terminal::herdr_open(
@@ -800,10 +818,13 @@ fn deliver_text(agent: &Agent, text: &str) -> Result<()> {
             terminal::tmux_do(&backend::tmux_send(agent.socket.as_deref(), pane, text))
         }
         ("herdr", Some(pane)) => terminal::herdr_run(&backend::herdr_run(pane, text)),
-        _ => Err(refuse(format!(
-            "agent '{}' runs in a terminal berth did not open (--here); type it there",
-            agent.name
-        ))),
+        _ => Err(refuse_with_hint(
+            format!(
+                "agent '{}' runs in a terminal berth did not open (--here)",
+                agent.name
+            ),
+            "type it there",
+        )),
     }
 }
 
