@@ -105,7 +105,12 @@ fn new_commit(
 ) -> Result<gix::ObjectId> {
     let who = repo
         .committer()
-        .context("no committer identity: set one with git config user.name and user.email")?
+        .ok_or_else(|| {
+            crate::error::refuse_with_hint(
+                "no committer identity for the landing commit",
+                "git config user.name '<name>' && git config user.email '<email>'",
+            )
+        })?
         .map_err(gix_err)?
         .to_owned()
         .map_err(gix_err)?;
