@@ -213,6 +213,33 @@ fn a_link_to_the_guards_own_settings_does_not_hide_them() {
 }
 
 #[test]
+fn a_block_the_way_out_does_not_answer_gets_its_own_hint() {
+    let r = Repos::new("own-hint");
+    std::fs::write(r.base.join("original"), "x").expect("write");
+    std::fs::hard_link(r.base.join("original"), r.linked.join("twin")).expect("link");
+    for (c, hint) in [
+        (
+            "echo x > .git",
+            "hint: run the git command that makes the change instead",
+        ),
+        (
+            "echo x > twin",
+            "hint: a person gives the worktree its own copy",
+        ),
+    ] {
+        let o = r.guard(&r.linked, &[c], None, &[]);
+        assert_eq!(o.status.code(), Some(2), "{c}");
+        let said = stderr(&o);
+        assert_eq!(said.lines().count(), 2, "{c}: {said}");
+        assert!(
+            said.lines().nth(1).unwrap().starts_with(hint),
+            "{c}: {said}"
+        );
+        assert!(!said.contains("could not decide"), "{c}: {said}");
+    }
+}
+
+#[test]
 fn an_unreadable_dot_git_blocks() {
     let r = Repos::new("broken");
     let odd = r.base.join("odd");

@@ -88,6 +88,9 @@ pub enum Block {
     Trunk { trunk: String, what: String },
     /// The guard could not find out (unreadable `.git`, bad hook JSON, unreadable shell, ...).
     Failed { what: String },
+    /// The guard did decide, for a reason of its own that the way out of the primary does not
+    /// answer: `hint` says what does.
+    Refused { what: String, hint: String },
 }
 
 impl Block {
@@ -121,6 +124,7 @@ impl Block {
                  `{tool} ship`\n\
                  hint: {tool} review approve <name> && {tool} ship <name>"
             ),
+            Block::Refused { what, hint } => format!("{tool}: blocked: {what}\nhint: {hint}"),
             // Only these two name the way out: finding the agent's pid for it reads `/proc`.
             Block::Failed { what } => format!(
                 "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{}",
@@ -172,12 +176,13 @@ pub fn decide_in(
         return Decision::Allow(Why::Whitelisted);
     }
     if action.command.len() > MAX_COMMAND_BYTES {
-        return Decision::Block(Block::Failed {
+        return Decision::Block(Block::Refused {
             what: format!(
-                "the command is {} KiB, over the {} KiB the guard reads; write long text with the edit tool",
+                "the command is {} KiB, over the {} KiB the guard reads",
                 action.command.len() / 1024,
                 MAX_COMMAND_BYTES / 1024
             ),
+            hint: "write long text with the edit tool, or split the command".to_owned(),
         });
     }
     let effects = match effects_of(action, env) {
@@ -331,14 +336,20 @@ impl Judge<'_, '_> {
                 // A worktree's `.git` file (or any of git's own files) decides where git works:
                 // rewritten, it points git at the primary's repository.
                 if either(&|p| p.components().any(|c| c.as_os_str() == ".git")) {
-                    return Some(Block::Failed {
+                    return Some(Block::Refused {
                         what: format!("{} is git's own; only git writes it", path.display()),
+                        hint: "run the git command that makes the change instead".to_owned(),
                     });
                 }
                 if !self.listings.absent(path) && hard_linked(path) {
-                    return Some(Block::Failed {
+                    return Some(Block::Refused {
                         what: format!(
                             "{} is hard-linked, so writing it may change a file in the primary checkout",
+                            path.display()
+                        ),
+                        hint: format!(
+                            "a person gives the worktree its own copy: cp --remove-destination <the \
+                             original> {}",
                             path.display()
                         ),
                     });
