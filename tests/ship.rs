@@ -732,7 +732,10 @@ fn a_primary_index_locked_by_another_command_after_the_trunk_moved_still_lands()
     assert!(out.status.success(), "{}", outputs(&out));
     let kept = auth["kept"].as_str().unwrap_or_default();
     assert!(kept.contains("index.lock"), "{kept}");
-    assert!(kept.contains("git berth prune"), "{kept}");
+    assert!(
+        kept.contains("when that git command is done: git berth prune"),
+        "{kept}"
+    );
     assert_eq!(sb.git(&repo, &["show", "main:auth.rs"]), "x\n");
     assert!(
         wt.exists(),

@@ -366,7 +366,23 @@ fn write_index(index: &gix::index::File, held: &Path) -> Result<()> {
             Default::default(),
             None,
         )
-        .map_err(gix_err)?;
+        .map_err(|err| {
+            if lock_path.exists() {
+                // Without `held` beside it, the lock is another git command's, at work now.
+                crate::error::refuse_with_hint(
+                    format!(
+                        "another git command holds {}; the checkout has not caught up with the trunk",
+                        lock_path.display()
+                    ),
+                    format!(
+                        "when that git command is done: {} prune",
+                        crate::names::TOOL
+                    ),
+                )
+            } else {
+                gix_err(err)
+            }
+        })?;
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
         index
             .write_to(&mut out, gix::index::write::Options::default())

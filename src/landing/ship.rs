@@ -909,11 +909,10 @@ fn commit_landing(
     let landed = match finish(ctx) {
         Ok(landed) => landed,
         Err(err) => {
-            let why = format!(
-                "{}; {} prune finishes the landing",
-                crate::error::render(&err).0,
-                names::TOOL
-            );
+            let (message, hint) = crate::error::render(&err);
+            let next =
+                hint.unwrap_or_else(|| format!("{} prune finishes the landing", names::TOOL));
+            let why = format!("{message}; {next}");
             crate::error::warn(format_args!(
                 "worktree '{}' landed but stays: {why}",
                 landing.worktree
