@@ -15,8 +15,9 @@ use crate::{names, statefile};
 /// The format this build writes while no agent is recorded. A newer file is refused rather than
 /// rewritten without the fields this build does not know.
 pub const FORMAT_VERSION: u32 = 1;
-/// The format of a file that records agents (`[[agent]]`): a build that knows only version 1
-/// would drop them on its next write, so it must refuse such a file instead. The newest format
+/// The format of a file that holds what a build of version 1 would drop on its next write: agents
+/// (`[[agent]]`), or a branch berth did not create (`branch_given`, which keeps `remove` from
+/// deleting it without `--force`). Such a build must refuse the file instead. The newest format
 /// this build reads.
 pub const AGENTS_FORMAT_VERSION: u32 = 2;
 
@@ -324,11 +325,12 @@ impl Locked {
     /// Write the registry atomically; the lock stays held until this value is dropped. A mark
     /// whose record is gone goes with it.
     pub fn save(&mut self) -> Result<()> {
-        let version = if self.agents.is_empty() {
-            FORMAT_VERSION
-        } else {
-            AGENTS_FORMAT_VERSION
-        };
+        let version =
+            if self.agents.is_empty() && !self.registry.worktrees.iter().any(|r| r.branch_given) {
+                FORMAT_VERSION
+            } else {
+                AGENTS_FORMAT_VERSION
+            };
         self.registry.version = version;
         let registry = &self.registry;
         self.removing
@@ -526,6 +528,24 @@ mod tests {
             started: 1_700_000_000,
             env: BTreeMap::from([("BERTH_AGENT_LAYER".to_owned(), "1".to_owned())]),
         }
+    }
+
+    #[test]
+    fn a_branch_berth_did_not_create_marks_the_file_as_version_2() {
+        let dir = scratch("given");
+        let store = Store::new(dir.0.clone());
+        store
+            .update(|r| {
+                r.worktrees.push(Record {
+                    branch_given: true,
+                    ..record("a")
+                });
+                Ok(())
+            })
+            .unwrap();
+        let text = fs::read_to_string(store.path()).unwrap();
+        assert!(text.contains("version = 2"), "{text}");
+        assert!(text.contains("branch_given = true"), "{text}");
     }
 
     #[test]
