@@ -23,7 +23,7 @@ pub struct Layer2Args {
 pub fn run(ctx: &Context, args: &Layer2Args, out: &mut dyn Write) -> Result<()> {
     let runtime = Runtime::parse_or_default(args.runtime.as_deref())?;
     identity::check_layer2(agents::caller_layer()?)?;
-    let parent = agents::parent_from_env(ctx, &agents::seen())?;
+    let parent = agents::parent_from_env()?;
     args.launch.launch(
         ctx,
         out,

@@ -44,11 +44,15 @@ pub enum Place {
 }
 
 /// A layer-2 agent's parent: the calling layer-1 agent, as its environment and record say.
+/// [`parent_from_env`] reads its identity variables; `launch` completes the rest from the
+/// terminal's variables and the parent's record.
 #[derive(Debug, Clone)]
 pub struct Parent {
     pub name: Option<String>,
     pub worktree: PathBuf,
     pub branch: String,
+    /// Its session (`BERTH_SESSION`), which finds its record.
+    pub session: Option<String>,
     /// The pane to split, and its tmux server (`$TMUX_PANE` and `$TMUX`, else the parent's
     /// record); herdr's pane (`$HERDR_PANE_ID`).
     pub pane: Option<String>,
@@ -102,7 +106,7 @@ pub struct Row {
 }
 
 /// What the environment says about the terminals, read once.
-pub fn seen() -> Seen {
+fn seen() -> Seen {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     Seen {
         tmux: var(backend::TMUX),
@@ -130,7 +134,11 @@ pub fn all(ctx: &Context) -> Result<Vec<Agent>> {
 
 /// The agent named `name` (by its name or its slug), or a refusal that lists how to see them.
 pub fn find(ctx: &Context, name: &str) -> Result<Agent> {
-    let agents = all(ctx)?;
+    find_in(&all(ctx)?, name)
+}
+
+/// [`find`] among `agents`.
+fn find_in(agents: &[Agent], name: &str) -> Result<Agent> {
     let slug = crate::slug::slug(name).ok();
     agents
         .iter()
@@ -149,9 +157,9 @@ pub fn find(ctx: &Context, name: &str) -> Result<Agent> {
         })
 }
 
-/// The caller as a layer-2 agent's parent: its worktree and branch from its identity variables,
-/// its pane from the terminal's variables, else from its own record.
-pub fn parent_from_env(ctx: &Context, seen: &Seen) -> Result<Parent> {
+/// The caller as a layer-2 agent's parent, as its identity variables say: its worktree, branch
+/// and session. `launch` completes it ([`complete_parent`]).
+pub fn parent_from_env() -> Result<Parent> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let worktree = var(names::env::AGENT_WORKTREE).ok_or_else(|| {
         refuse_with_hint(
@@ -162,30 +170,42 @@ pub fn parent_from_env(ctx: &Context, seen: &Seen) -> Result<Parent> {
             format!("run layer2 from a layer-1 agent ({} layer1)", names::TOOL),
         )
     })?;
-    let session = var(names::env::SESSION);
-    let record = all(ctx)?
-        .into_iter()
-        .find(|a| session.as_deref() == Some(a.session.as_str()));
-    let branch = var(names::env::AGENT_BRANCH)
-        .or_else(|| record.as_ref().map(|a| a.branch.clone()))
-        .unwrap_or_default();
-    let (pane, socket) = if seen.herdr {
-        (seen.herdr_pane.clone(), None)
-    } else if let (Some(pane), Some(tmux)) = (&seen.tmux_pane, &seen.tmux) {
-        (Some(pane.clone()), backend::tmux_socket(tmux))
-    } else {
-        (
-            record.as_ref().and_then(|a| a.pane.clone()),
-            record.as_ref().and_then(|a| a.socket.clone()),
-        )
-    };
     Ok(Parent {
-        name: record.map(|a| a.name),
+        name: None,
         worktree: PathBuf::from(worktree),
-        branch,
-        pane,
-        socket,
+        branch: var(names::env::AGENT_BRANCH).unwrap_or_default(),
+        session: var(names::env::SESSION),
+        pane: None,
+        socket: None,
     })
+}
+
+/// The parent of a layer-2 request completed: its name (and branch, when unset) from its record
+/// among `agents`, its pane from the terminal's variables, else from that record.
+fn complete_parent(req: &Request, seen: &Seen, agents: &[Agent]) -> Request {
+    let mut req = req.clone();
+    if let Place::Beside { parent } = &mut req.place {
+        let record = agents
+            .iter()
+            .find(|a| parent.session.as_deref() == Some(a.session.as_str()));
+        if parent.branch.is_empty()
+            && let Some(record) = record
+        {
+            parent.branch = record.branch.clone();
+        }
+        (parent.pane, parent.socket) = if seen.herdr {
+            (seen.herdr_pane.clone(), None)
+        } else if let (Some(pane), Some(tmux)) = (&seen.tmux_pane, &seen.tmux) {
+            (Some(pane.clone()), backend::tmux_socket(tmux))
+        } else {
+            (
+                record.and_then(|a| a.pane.clone()),
+                record.and_then(|a| a.socket.clone()),
+            )
+        };
+        parent.name = record.map(|a| a.name.clone());
+    }
+    req
 }
 
 /// The command to run in a terminal of its own when there is no terminal to open a tab in:
@@ -217,9 +237,10 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
             "name it with letters, digits, '.', '_' and '-', not starting with '.' or '-'",
         )
     })?;
+    let agents = all(ctx)?;
     // Its session and files are named after the slug: two names of one slug are one agent.
-    if let Some(live) = all(ctx)?
-        .into_iter()
+    if let Some(live) = agents
+        .iter()
         .find(|a| crate::slug::slug(&a.name).ok().as_ref() == Some(&slug) && a.alive())
     {
         return Err(refuse_with_hint(
@@ -239,6 +260,7 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         ));
     }
     let seen = seen();
+    let req = &complete_parent(req, &seen, &agents);
     let chosen = if req.here {
         Backend::None
     } else {
@@ -256,7 +278,7 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         Some(command) => command.clone(),
         None => base_command(ctx, req.runtime)?,
     };
-    let spot = place(ctx, &req.place, &req.name, &session)?;
+    let spot = place(ctx, &agents, &req.place, &req.name, &session)?;
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
         Backend::None => {
@@ -303,7 +325,13 @@ struct Spot {
 
 /// Make or reuse the worktree of `place`, claimed for the agent's `session` (a worktree the
 /// caller holds is handed over; one a live agent works in is joined only when shared).
-fn place(ctx: &Context, place: &Place, agent: &str, session: &str) -> Result<Spot> {
+fn place(
+    ctx: &Context,
+    agents: &[Agent],
+    place: &Place,
+    agent: &str,
+    session: &str,
+) -> Result<Spot> {
     let (name, branch, share) = match place {
         Place::Beside { parent } => {
             let path = real_or_same(&parent.worktree);
@@ -346,8 +374,8 @@ fn place(ctx: &Context, place: &Place, agent: &str, session: &str) -> Result<Spo
             ));
         }
         let path = real_or_same(&record.path);
-        let held_by = all(ctx)?
-            .into_iter()
+        let held_by = agents
+            .iter()
             .find(|a| a.alive() && a.name != agent && real_or_same(&a.worktree) == path);
         if let Some(other) = held_by {
             if share {
@@ -683,7 +711,8 @@ fn record(ctx: &Context, agent: Agent) -> Result<()> {
 /// Stop the agent `name` gracefully and launch it again, with the same command line, identity
 /// and environment: in the worktree `group` (made if missing) or, without one, where it was.
 pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launched> {
-    let old = find(ctx, name)?;
+    let agents = all(ctx)?;
+    let old = find_in(&agents, name)?;
     let runtime = Runtime::parse(&old.runtime)?;
     let pane = old
         .pane
@@ -701,6 +730,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     let spot = match group {
         Some(group) => place(
             ctx,
+            &agents,
             &Place::Worktree {
                 name: group.to_owned(),
                 branch: None,
