@@ -13,9 +13,9 @@ use crate::error::refuse_with_hint;
 use crate::git::{self, graph, worktrees};
 use crate::hooks::{self, Hooks, Origin};
 use crate::paths::real_or_same;
-use crate::registry::{self, Creating, Locked, Record, SetupState, Store};
+use crate::registry::{Creating, Locked, Record, SetupState, Store};
 use crate::repo::Context;
-use crate::{inventory, names, slug};
+use crate::{names, slug};
 
 use super::bring_up as setup;
 use super::claim::{self, Taken};
@@ -86,7 +86,8 @@ pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<
     }
     let in_force = hooks_for(ctx, &plan)?;
     let record = reserve(ctx, &mut locked, args, slug, &path, &plan, &in_force, &me)?;
-    pause_point();
+    // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
+    super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
     let record = make(ctx, &mut locked, record, &plan)?;
     drop(locked);
     eprintln!(
@@ -366,13 +367,8 @@ fn reuse(
     me: &crate::session::Session,
     ttl: u64,
 ) -> Result<Added> {
-    let record = locked
-        .registry
-        .worktrees
-        .iter()
-        .find(|r| r.name == args.name)
-        .expect("checked by the caller")
-        .clone();
+    let entry = super::find(ctx, &locked.registry, &args.name)?;
+    let record = entry.record.clone().expect("a managed worktree");
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(
@@ -387,14 +383,7 @@ fn reuse(
             ),
         ));
     }
-    let one = registry::Registry {
-        version: registry::FORMAT_VERSION,
-        worktrees: vec![record.clone()],
-    };
-    let present = inventory::entries(ctx, &one, false)?
-        .first()
-        .is_some_and(|e| e.present);
-    if !present {
+    if !entry.present {
         return Err(refuse_with_hint(
             format!(
                 "worktree '{}' is registered but {} is gone",
@@ -411,9 +400,7 @@ fn reuse(
     }
     let entry = locked
         .registry
-        .worktrees
-        .iter_mut()
-        .find(|r| r.name == args.name)
+        .find_exact_mut(&args.name)
         .expect("checked above");
     let taken = claim::take(entry, me, ttl)?;
     // An unfinished setup (pending, failed, interrupted) runs again on reuse.
@@ -518,19 +505,6 @@ pub(crate) fn free_ports(ctx: &Context, name: &str) {
         crate::error::warn(format_args!(
             "could not free the port block of '{name}': {err:#}"
         ));
-    }
-}
-
-/// Tests stop `add` here (after the record is written, before the worktree exists) to kill it.
-/// Compiled into debug builds only.
-fn pause_point() {
-    #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var("BERTH_TEST_PAUSE_ADD_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        eprintln!("paused");
-        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 
