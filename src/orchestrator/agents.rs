@@ -332,6 +332,7 @@ fn place(
     agent: &str,
     session: &str,
 ) -> Result<Spot> {
+    let registry = store(ctx).load()?;
     let (name, branch, share) = match place {
         Place::Beside { parent } => {
             let path = real_or_same(&parent.worktree);
@@ -344,10 +345,11 @@ fn place(
                     ),
                 ));
             }
-            let name = crate::inventory::entries(ctx, &store(ctx).load()?, false)?
-                .into_iter()
-                .find(|e| real_or_same(&e.path) == path)
-                .map(|e| e.name);
+            let name = registry
+                .worktrees
+                .iter()
+                .find(|r| real_or_same(&r.path) == path)
+                .map(|r| r.name.clone());
             return Ok(Spot {
                 path,
                 branch: parent.branch.clone(),
@@ -360,7 +362,6 @@ fn place(
             share,
         } => (name, branch, *share),
     };
-    let registry = store(ctx).load()?;
     if let Some(record) = registry.find(name) {
         if let Some(wanted) = branch
             && record.branch != *wanted
