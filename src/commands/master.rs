@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use crate::error::refuse_with_hint;
 use crate::names::{self, env};
-use crate::orchestrator::{identity, runtime, terminal};
+use crate::orchestrator::{agents, identity, runtime, terminal};
 use crate::repo::{Context, Standing};
 
 #[derive(Debug, clap::Args)]
@@ -43,12 +43,7 @@ pub fn run(ctx: &Context, args: &MasterArgs, out: &mut dyn Write) -> Result<()> 
             ));
         }
     };
-    let shell = std::env::var("SHELL").ok();
-    let base = runtime::base_command(
-        rt,
-        ctx.config_string(&rt.config_key()).as_deref(),
-        shell.as_deref(),
-    )?;
+    let base = agents::base_command(ctx, rt)?;
     let argv = runtime::master_command(rt, &base, &primary);
     if std::env::var(env::MASTER_DRY_RUN).as_deref() == Ok("1") {
         writeln!(out, "runtime: {}", rt.name())?;

@@ -306,7 +306,7 @@ fn here_pane() -> Pane {
 }
 
 /// The runtime's command line: `berth.runtime.<name>.command`, else its default.
-fn base_command(ctx: &Context, runtime: Runtime) -> Result<Vec<String>> {
+pub fn base_command(ctx: &Context, runtime: Runtime) -> Result<Vec<String>> {
     let shell = std::env::var("SHELL").ok();
     runtime::base_command(
         runtime,
