@@ -86,15 +86,16 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
         .filter(|r| !finish.contains(r))
         .collect();
     let port_store = ports::Store::machine()?;
-    let mut of_forgotten = Vec::new();
-    for record in forget.iter().filter(|r| r.ports.is_some()) {
-        of_forgotten.extend(
-            port_store
-                .list_for(&ctx.common_dir)?
-                .into_iter()
-                .filter(|e| e.name == record.name),
-        );
-    }
+    let of_forgotten: Vec<ports::Entry> = if forget.iter().any(|r| r.ports.is_some()) {
+        // The machine's blocks of this repository, read once for every forgotten worktree.
+        port_store
+            .list_for(&ctx.common_dir)?
+            .into_iter()
+            .filter(|e| forget.iter().any(|r| r.ports.is_some() && r.name == e.name))
+            .collect()
+    } else {
+        Vec::new()
+    };
     // No ports file: no block anywhere on this machine, and nothing to create.
     let others = if port_store.path().exists() {
         port_store.prunable()?
