@@ -538,6 +538,31 @@ fn ship_inside_a_linked_worktree_lands_that_worktree() {
     assert!(err.contains("name the worktrees to ship"), "{err}");
 }
 
+/// The gate runs in a scratch worktree but is told of the worktree it gates: its name, its branch,
+/// and the trunk tip the candidate was built on.
+#[test]
+fn the_gate_is_told_the_worktree_it_gates_and_runs_in_the_scratch_folder() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    let main = sb.rev(&repo, "main");
+    let seen = sb.root.join("seen");
+    let gate = format!(
+        "echo \"$WORKTREE_NAME|$WORKTREE_BRANCH|$WORKTREE_BASE|$WORKTREE_PATH|$PWD\" > {}",
+        common::sh_quote(seen.to_str().unwrap())
+    );
+    let out = sb.berth(&repo, &["ship", "auth", "--gate", &gate]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    let fields: Vec<&str> = seen.trim_end().split('|').collect();
+    assert_eq!(fields[..3], ["auth", "berth/auth", main.as_str()], "{seen}");
+    assert!(
+        fields[3].contains("_ship-") && fields[4].ends_with(fields[3].rsplit('/').next().unwrap()),
+        "the gate runs in the scratch worktree named to it: {seen}"
+    );
+}
+
 #[test]
 fn keep_leaves_the_worktree_and_a_primary_on_another_branch_is_left_alone() {
     let sb = Sandbox::new();

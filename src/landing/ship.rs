@@ -655,27 +655,23 @@ fn run_gate(
     );
     let result = added.and_then(|added| {
         crate::worktree::test_pause("BERTH_TEST_PAUSE_GATE_MS");
-        let mut env = vec![
-            (names::hook_env::NAME, record.name.clone()),
-            (names::hook_env::PATH, added.path.display().to_string()),
-            (names::hook_env::BRANCH, record.branch.clone()),
-            (names::hook_env::BASE, tip.to_string()),
-            (
-                names::hook_env::PRIMARY,
-                ctx.primary
-                    .as_ref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default(),
-            ),
-        ];
-        if let Some(block) = Store::new(ctx.state_dir())
+        // The gate sees the worktree it gates (its name, branch and base) in the scratch
+        // worktree's folder, with the scratch worktree's ports.
+        let scratch_record = Store::new(ctx.state_dir())
             .load()?
             .find(&scratch)
-            .and_then(|r| r.ports)
-        {
-            env.push((names::hook_env::PORT, block.first.to_string()));
-            env.push((names::hook_env::PORTS, block.count.to_string()));
-        }
+            .cloned()
+            .with_context(|| format!("the scratch worktree '{scratch}' has no record"))?;
+        let env = worktree::bring_up::hook_env(
+            ctx,
+            &crate::registry::Record {
+                name: record.name.clone(),
+                path: added.path.clone(),
+                branch: record.branch.clone(),
+                base_commit: Some(tip),
+                ..scratch_record
+            },
+        );
         let timeout = hooks::timeout(ctx.config_string(names::config::HOOK_TIMEOUT).as_deref())?;
         let logged = Hook {
             content: [

@@ -241,8 +241,8 @@ fn teardown_gone(entry: &ports::Entry) {
     }
 }
 
-/// The environment both hooks get.
-fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
+/// The environment both hooks get (and `ship`'s gate, for the worktree it gates).
+pub fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
     let mut env = vec![
         (names::hook_env::NAME, record.name.clone()),
         (names::hook_env::PATH, record.path.display().to_string()),
