@@ -661,7 +661,8 @@ fn start_in_herdr(
 ) -> Result<(Pane, Option<String>)> {
     let pid_file = norms_file(ctx, slug, "pid");
     let _ = std::fs::remove_file(&pid_file);
-    terminal::herdr_run(&backend::herdr_run(
+    // Type the line that starts it into the pane's shell and press Enter.
+    terminal::run_only(&backend::herdr_run(
         pane,
         &backend::herdr_line(cwd, &pid_file, argv),
     ))?;
@@ -783,11 +784,12 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     let new_pane = match old.backend.as_str() {
         // The pane must outlive its process for a moment, to be respawned in place. A pane that
         // is gone (closed by hand) cannot be: the agent gets a new window instead.
-        "tmux" if terminal::tmux_do(&backend::tmux_hold(socket, &pane)).is_ok() => {
+        "tmux" if terminal::run_only(&backend::tmux_hold(socket, &pane)).is_ok() => {
             if let Some(pid) = old.pid {
                 terminal::stop(pid, old.pid_start, STOP_GRACE);
             }
-            let mut pane = terminal::tmux_respawn(&backend::tmux_respawn(
+            // Respawned in place: the same pane id, with the new process.
+            let mut pane = terminal::tmux_open(&backend::tmux_respawn(
                 socket, &pane, &spot.path, &plan.argv,
             ))?;
             pane.socket = pane.socket.or_else(|| old.socket.clone());
@@ -846,9 +848,11 @@ fn deliver_text(agent: &Agent, text: &str) -> Result<()> {
     let pane = agent.pane.as_deref().filter(|_| agent.backend != "none");
     match (agent.backend.as_str(), pane) {
         ("tmux", Some(pane)) => {
-            terminal::tmux_do(&backend::tmux_send(agent.socket.as_deref(), pane, text))
+            // send-keys: the text, then Enter.
+            terminal::run_only(&backend::tmux_send(agent.socket.as_deref(), pane, text))
         }
-        ("herdr", Some(pane)) => terminal::herdr_run(&backend::herdr_run(pane, text)),
+        // pane run: the text typed into the pane, then Enter.
+        ("herdr", Some(pane)) => terminal::run_only(&backend::herdr_run(pane, text)),
         _ => Err(refuse_with_hint(
             format!(
                 "agent '{}' runs in a terminal berth did not open (--here)",

@@ -76,8 +76,9 @@ fn pane_of(printed: &str) -> Result<Pane> {
     })
 }
 
-/// Open a tmux window, session or split (`backend::tmux_tab`, `tmux_split`): tmux makes the pane
-/// and starts the agent in it, and prints the pane's id, pid and socket.
+/// Open a tmux window, session or split (`backend::tmux_tab`, `tmux_split`), or respawn a pane
+/// in place (`backend::tmux_respawn`, which keeps the pane's id): tmux starts the agent in the
+/// pane, and prints the pane's id, pid and socket.
 pub fn tmux_open(argv: &[String]) -> Result<Pane> {
     pane_of(&run(argv)?)
 }
@@ -97,15 +98,11 @@ pub fn tmux_has_session(socket: Option<&Path>, name: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// Run a tmux command that prints nothing berth reads (`remain-on-exit`, `send-keys`).
-pub fn tmux_do(argv: &[String]) -> Result<()> {
+/// Run a terminal command that prints nothing berth reads: tmux's `remain-on-exit` and
+/// `send-keys`, herdr's `pane run` (herdr has no way to start a process in a pane other than
+/// typing a line into its shell).
+pub fn run_only(argv: &[String]) -> Result<()> {
     run(argv).map(drop)
-}
-
-/// Respawn a tmux pane (`backend::tmux_respawn`): tmux restarts the pane's process in place,
-/// so the pane keeps its id, and prints the new process.
-pub fn tmux_respawn(argv: &[String]) -> Result<Pane> {
-    pane_of(&run(argv)?)
 }
 
 /// Open a herdr tab or split (`backend::herdr_tab`, `herdr_split`): herdr prints JSON with the
@@ -124,12 +121,6 @@ pub fn herdr_open(argv: &[String], key: &str) -> Result<String> {
                 printed.trim()
             ))
         })
-}
-
-/// Type a line into a herdr pane and press Enter (`backend::herdr_run`): herdr has no way to
-/// start a process in a pane other than its shell.
-pub fn herdr_run(argv: &[String]) -> Result<()> {
-    run(argv).map(drop)
 }
 
 /// Wait (at most `limit`) for the pid a herdr pane's line writes to `file`; the pid and its
