@@ -131,7 +131,10 @@ fn output(cmd: &mut Command) -> std::process::Output {
 fn git_berth_help_opens_the_manual_after_the_readme_install_line_with_nothing_but_the_binary_on_path()
  {
     let (Some(man_dir), Some(git_dir)) = (dir_of("man"), dir_of("git")) else {
-        eprintln!("skipped: no `man` (or no `git`) on PATH; install man-db to run this test");
+        common::skip(
+            "man",
+            "no `man` (or no `git`) on PATH; install man-db to run this test",
+        );
         return;
     };
     let sb = Sandbox::new();

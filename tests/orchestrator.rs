@@ -587,7 +587,7 @@ impl DefaultTmux {
     /// `None` (after saying why) where tmux is not installed.
     fn new(f: &Fixture) -> Option<DefaultTmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("skipped: tmux is not installed");
+            common::skip("tmux", "tmux is not installed");
             return None;
         }
         let tmpdir = f.sb.root.join("tmuxtmp");

@@ -623,7 +623,7 @@ impl Tmux {
             .output()
             .is_err()
         {
-            eprintln!("skipped: tmux is not installed");
+            skip("tmux", "tmux is not installed");
             return None;
         }
         let socket = sb.root.join("tmux.sock");
@@ -700,4 +700,15 @@ pub fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// A test that cannot run here says why and passes, unless `BERTH_TEST_REQUIRE` (a comma list,
+/// as `.ci/run` sets it for what it installs) names `tool`: then it fails, so a missing tool never
+/// hides a test that would have failed.
+pub fn skip(tool: &str, why: &str) {
+    let required = std::env::var("BERTH_TEST_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|t| t.trim() == tool) {
+        panic!("{why}, but BERTH_TEST_REQUIRE names {tool}");
+    }
+    eprintln!("skipped: {why}");
 }
