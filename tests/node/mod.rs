@@ -16,7 +16,10 @@ pub fn node() -> Option<PathBuf> {
     if o.status.success() && !path.as_os_str().is_empty() {
         return Some(path);
     }
-    eprintln!("skipped: node is not on PATH, so the runtime adapters cannot be loaded");
+    super::common::skip(
+        "node",
+        "node is not on PATH, so the runtime adapters cannot be loaded",
+    );
     None
 }
 
