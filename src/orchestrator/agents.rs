@@ -282,14 +282,14 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
         Backend::None => {
-            record(ctx, plan.agent(Backend::None, None, here_pane()))?;
+            record(ctx, plan.agent(Backend::None, here_pane()))?;
             return Err(terminal::exec_here(&spot.path, &plan.argv, &[]));
         }
         Backend::Tmux => open_tmux(ctx, req, &seen, &spot, &plan)?,
         Backend::Herdr => open_herdr(ctx, req, &seen, &spot, &plan, &slug)?,
     };
     let attach = pane.1;
-    let agent = plan.agent(chosen, Some(pane.0.id.clone()), pane.0);
+    let agent = plan.agent(chosen, pane.0);
     record(ctx, agent.clone())?;
     Ok(Launched { agent, attach })
 }
@@ -470,7 +470,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn agent(&self, backend: Backend, pane: Option<String>, at: Pane) -> Agent {
+    /// The record of the agent running in `at` (whose empty id is no pane: `--here`).
+    fn agent(&self, backend: Backend, at: Pane) -> Agent {
         Agent {
             name: self.name.clone(),
             layer: self.layer,
@@ -479,7 +480,7 @@ impl Plan {
             worktree_name: self.spot_name.clone(),
             branch: self.branch.clone(),
             backend: backend.name().to_owned(),
-            pane: pane.filter(|p| !p.is_empty()),
+            pane: Some(at.id).filter(|p| !p.is_empty()),
             socket: at.socket,
             pid: at.pid,
             pid_start: at.pid_start,
@@ -822,7 +823,6 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     };
     let agent = plan.agent(
         Backend::parse(&old.backend).unwrap_or(Backend::None),
-        Some(new_pane.id.clone()),
         new_pane,
     );
     record(ctx, agent.clone())?;
