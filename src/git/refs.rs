@@ -1,6 +1,7 @@
 //! Refs outside `refs/heads/` that hold one object each (berth's facts about commits, such as
 //! review verdicts): write the object, move the ref by compare-and-swap, read it back, delete it.
-//! A ref is only ever moved from the value the caller saw, so two writers never tear one.
+//! A ref is only ever moved from the value the caller saw, so two writers never tear one. Also:
+//! removing the lock a killed writer left on a branch.
 
 use anyhow::{Context as _, Result};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
@@ -119,6 +120,23 @@ fn carry_out(
                 return Ok(Swap::Moved(now));
             }
             Err(super::gix_err(err)).with_context(|| format!("cannot update ref {name}"))
+        }
+    }
+}
+
+/// Remove the lock file of branch `branch` (short name) under `common_dir`, which the caller knows
+/// a killed writer left (it holds the lock that writer held). The lock's path when there was one.
+pub fn remove_stale_branch_lock(
+    common_dir: &std::path::Path,
+    branch: &str,
+) -> Result<Option<std::path::PathBuf>> {
+    let lock = common_dir.join("refs/heads").join(format!("{branch}.lock"));
+    match std::fs::remove_file(&lock) {
+        Ok(()) => Ok(Some(lock)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => {
+            Err(anyhow::Error::from(e)
+                .context(format!("cannot remove the stale {}", lock.display())))
         }
     }
 }

@@ -777,11 +777,7 @@ fn remove_dead_scratch(ctx: &Context) {
                 .is_ok_and(|r| r.find(name).is_none())
         {
             // Its ship was killed deleting it: the ref's lock is that dead ship's.
-            let lock = ctx
-                .common_dir
-                .join("refs/heads")
-                .join(format!("{branch}.lock"));
-            let _ = std::fs::remove_file(lock);
+            let _ = refs::remove_stale_branch_lock(&ctx.common_dir, &branch);
             if let Err(err) = git::delete_branch(&ctx.repo, &branch, tip) {
                 crate::error::warn(format_args!(
                     "could not delete the scratch branch {branch}: {}",
@@ -1002,17 +998,8 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
     );
     // The trunk's ref lock, if a kill left it, is this landing's: it is taken only under the
     // ship lock, which is held now.
-    let ref_lock = ctx
-        .common_dir
-        .join("refs/heads")
-        .join(format!("{}.lock", landing.trunk));
-    match std::fs::remove_file(&ref_lock) {
-        Ok(()) => eprintln!("removed {}, which a killed ship left", ref_lock.display()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => {
-            return Err(anyhow::Error::from(e)
-                .context(format!("cannot remove the stale {}", ref_lock.display())));
-        }
+    if let Some(lock) = refs::remove_stale_branch_lock(&ctx.common_dir, &landing.trunk)? {
+        eprintln!("removed {}, which a killed ship left", lock.display());
     }
     let now = graph::branch_tip(&ctx.repo, &landing.trunk);
     let mut landed = None;
