@@ -4,11 +4,33 @@
 
 mod common;
 
-use berth::guard::probe::{Place, locate, resolve};
+use berth::guard::probe::{self, Locator, Place, resolve};
 use common::Sandbox;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
+
+/// Where `path` lies, found both ways the guard finds it: the full walk, and the caching
+/// `Locator` the guard runs with (fresh, and after it has located the path's folder, so the path
+/// may be placed from its parent). All three must agree.
+fn locate(path: &Path) -> std::io::Result<Place> {
+    let walked = probe::locate(path);
+    let fresh = Locator::default().locate(path);
+    let mut warm = Locator::default();
+    if let Some(parent) = path.parent() {
+        let _ = warm.locate(parent);
+    }
+    let from_parent = warm.locate(path);
+    for other in [&fresh, &from_parent] {
+        assert_eq!(
+            format!("{:?}", walked.as_ref().ok()),
+            format!("{:?}", other.as_ref().ok()),
+            "{}",
+            path.display()
+        );
+    }
+    walked
+}
 
 /// A primary checkout with a linked worktree beside it and one nested inside it.
 struct Checkouts {
