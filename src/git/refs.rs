@@ -104,6 +104,26 @@ fn previous(expected: Option<gix::ObjectId>) -> PreviousValue {
     }
 }
 
+/// Delete `name` whatever it points at, also a value written while this runs: a few tries, each
+/// from the value just read. A ref that is not there is deleted already.
+pub fn delete_any(repo: &gix::Repository, name: &str) -> Result<()> {
+    for _ in 0..5 {
+        let Some(id) = target(repo, name)? else {
+            return Ok(());
+        };
+        if delete(repo, name, id)? == Swap::Done {
+            return Ok(());
+        }
+    }
+    anyhow::bail!("cannot delete {name}: it keeps changing while it is deleted")
+}
+
+/// The ref that holds `branch`'s review verdict (`landing::review` writes them; a verdict goes
+/// with its branch).
+pub fn review_ref(branch: &str) -> String {
+    format!("{}{branch}", crate::names::REVIEW_REFS)
+}
+
 /// Apply one edit; when it fails because the ref is no longer where the caller saw it, say where
 /// it is now instead of failing.
 fn carry_out(

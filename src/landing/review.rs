@@ -129,11 +129,6 @@ impl Serialize for Verdict {
     }
 }
 
-/// The ref that holds `branch`'s verdict.
-pub fn ref_name(branch: &str) -> String {
-    format!("{}{branch}", names::REVIEW_REFS)
-}
-
 /// Where the review of a branch at `head` stands, given its verdict. Pure.
 pub fn judge(verdict: Option<&Verdict>, head: Option<gix::ObjectId>) -> State {
     match verdict {
@@ -146,7 +141,7 @@ pub fn judge(verdict: Option<&Verdict>, head: Option<gix::ObjectId>) -> State {
 
 /// The verdict kept for `branch`, with the object its ref points at.
 fn load(repo: &gix::Repository, branch: &str) -> Result<Option<(gix::ObjectId, Verdict)>> {
-    let name = ref_name(branch);
+    let name = refs::review_ref(branch);
     let Some(id) = refs::target(repo, &name)? else {
         return Ok(None);
     };
@@ -183,16 +178,7 @@ pub fn state(
 /// Drop `branch`'s verdict (after its work landed, or with the branch). Whatever verdict is
 /// there goes, also one written while this ran: the branch it was about is gone.
 pub fn forget(repo: &gix::Repository, branch: &str) -> Result<()> {
-    let name = ref_name(branch);
-    for _ in 0..5 {
-        let Some(id) = refs::target(repo, &name)? else {
-            return Ok(());
-        };
-        if refs::delete(repo, &name, id)? == refs::Swap::Done {
-            return Ok(());
-        }
-    }
-    anyhow::bail!("cannot delete {name}: it keeps changing while it is deleted")
+    refs::delete_any(repo, &refs::review_ref(branch))
 }
 
 /// Keep `verdict` for `branch`, but only over the verdict (ref value) the caller saw: a verdict
@@ -206,7 +192,7 @@ fn keep(
 ) -> Result<()> {
     let blob = refs::write_blob(repo, verdict.to_text().as_bytes())?;
     let message = format!("{}: {} {}", names::TOOL, verdict.word(), verdict.commit);
-    match refs::swap(repo, &ref_name(branch), seen, blob, &message)? {
+    match refs::swap(repo, &refs::review_ref(branch), seen, blob, &message)? {
         refs::Swap::Done => Ok(()),
         refs::Swap::Moved(_) => {
             let now = read(repo, branch).ok().flatten();

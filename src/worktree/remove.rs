@@ -210,12 +210,8 @@ pub fn carry_out(
 /// that branch's commits, and stays while the branch does. A failure is said, never fatal: the
 /// worktree and branch are gone already.
 fn drop_verdict(ctx: &Context, branch: &str) {
-    let name = format!("{}{branch}", names::REVIEW_REFS);
-    let dropped = git::refs::target(&ctx.repo, &name).and_then(|id| match id {
-        Some(id) => git::refs::delete(&ctx.repo, &name, id).map(|_| ()),
-        None => Ok(()),
-    });
-    if let Err(err) = dropped {
+    let name = git::refs::review_ref(branch);
+    if let Err(err) = git::refs::delete_any(&ctx.repo, &name) {
         crate::error::warn(format_args!(
             "the review verdict {name} is kept: {}",
             crate::error::render(&err).0
