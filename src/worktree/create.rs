@@ -460,18 +460,7 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
     for record in &dead {
         // A kill while git's ref was being written leaves its lock, which would refuse every
         // later add of this name: the add that held it is gone.
-        let ref_lock = ctx
-            .common_dir
-            .join("refs/heads")
-            .join(format!("{}.lock", record.branch));
-        match std::fs::remove_file(&ref_lock) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                return Err(anyhow::Error::from(e)
-                    .context(format!("cannot remove the stale {}", ref_lock.display())));
-            }
-        }
+        git::refs::remove_stale_branch_lock(&ctx.common_dir, &record.branch)?;
         worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
         if record.ports.is_some() {
             free_ports(ctx, &record.name);
