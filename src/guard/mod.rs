@@ -198,6 +198,7 @@ pub fn decide_in(
         listings: probe::Listings::default(),
         branches: HashMap::new(),
         cwd: action.cwd.clone(),
+        reals: HashMap::new(),
     };
     // The primary of where the agent stands is the one a path may contain.
     match judge.place(&action.cwd) {
@@ -291,9 +292,35 @@ struct Judge<'p, 'h> {
     branches: HashMap<PathBuf, probe::Branches>,
     /// Where the agent stands.
     cwd: PathBuf,
+    /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
+    reals: HashMap<std::ffi::OsString, PathBuf>,
 }
 
 impl Judge<'_, '_> {
+    /// `path` (absolute, lexically normal) with every link on its way followed, worked out
+    /// folder by folder and remembered: a command naming thousands of paths costs one look per
+    /// new name, and none for a name its folder's listing shows is not there.
+    fn real(&mut self, path: &Path) -> PathBuf {
+        if let Some(real) = self.reals.get(path.as_os_str()) {
+            return real.clone();
+        }
+        let real = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => {
+                let joined = self.real(parent).join(name);
+                let is_link = !self.listings.absent(&joined)
+                    && std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
+                if is_link {
+                    probe::resolve(&joined).unwrap_or(joined)
+                } else {
+                    joined
+                }
+            }
+            _ => path.to_path_buf(),
+        };
+        self.reals.insert(path.as_os_str().to_owned(), real.clone());
+        real
+    }
+
     fn place(&mut self, path: &Path) -> std::io::Result<Place> {
         if let Some(p) = self.places.get(path.as_os_str()) {
             return Ok(p.clone());
@@ -326,7 +353,7 @@ impl Judge<'_, '_> {
             Effect::GitPlace(dir) => (dir, format!("git is pointed at {}", dir.display())),
             Effect::Writes { path, by } => {
                 // Through a link (`cl -> .claude`) the file written is the one it resolves to.
-                let real = probe::resolve(path).ok().filter(|r| r != path);
+                let real = Some(self.real(path)).filter(|r| r != path);
                 let either = |check: &dyn Fn(&Path) -> bool| {
                     check(path) || real.as_deref().is_some_and(check)
                 };
