@@ -846,10 +846,10 @@ fn feat_opens_a_worktree_on_a_feat_branch_and_a_shell_tab_inside_tmux() {
     let feat: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(feat["branch"], "fix/crash");
     let pane = feat["pane"].as_str().unwrap();
-    assert_eq!(
-        tmux.pane_format(pane, "#{pane_current_path}"),
-        feat["path"].as_str().unwrap()
-    );
+    // The pane's path is its shell's working folder, there once the shell has started.
+    wait_for("the tab's shell to stand in the worktree", || {
+        tmux.pane_format(pane, "#{pane_current_path}") == feat["path"].as_str().unwrap()
+    });
     assert!(f.agents().is_empty(), "a person's tab is no agent");
 }
 
