@@ -51,17 +51,23 @@ pub fn start_time(pid: u32) -> Option<u64> {
     stat(pid).map(|s| s.start)
 }
 
-/// Whether the process that made a claim still runs. Where `/proc` is missing (not Linux), a
-/// process is taken as alive and the claim lives until its TTL.
+/// Whether a process is alive: the one answer every caller asks (claims, agents, ports, locks,
+/// the orchestrator's terminals). Alive means its pid exists, it is not a zombie (exited and not
+/// yet reaped: a container whose first process never reaps keeps those forever, and they hold
+/// nothing), and its start time is `start` when one was recorded, so a reused pid is not it.
+/// Where `/proc` is missing (not Linux), a process is taken as alive and a claim lives until its
+/// TTL.
 pub fn alive(pid: u32, start: Option<u64>) -> bool {
     if !Path::new("/proc/self/stat").exists() {
         return true;
     }
-    match (start_time(pid), start) {
-        (None, _) => false,
-        (Some(now), Some(then)) => now == then,
-        (Some(_), None) => true,
-    }
+    stat(pid).is_some_and(|now| is_alive(&now, start))
+}
+
+/// The rule of [`alive`] over a stat already read: not a zombie (`Z`) or dead (`X`), and the
+/// recorded start time when there is one.
+pub fn is_alive(now: &Stat, start: Option<u64>) -> bool {
+    !matches!(now.state, 'Z' | 'X') && start.is_none_or(|then| then == now.start)
 }
 
 /// Whether any live process of the group is left. A zombie does not count: it holds nothing, and
@@ -86,7 +92,7 @@ fn live_member(group: libc::pid_t) -> Option<bool> {
         else {
             return false;
         };
-        stat(pid).is_some_and(|s| s.pgrp == group && s.state != 'Z')
+        stat(pid).is_some_and(|s| s.pgrp == group && is_alive(&s, None))
     });
     Some(live)
 }
@@ -125,6 +131,29 @@ mod tests {
             assert!(!alive(me, Some(start + 1)));
         }
         assert!(!alive(u32::MAX - 1, None));
+    }
+
+    #[test]
+    fn a_zombie_is_not_alive_even_with_its_own_start_time() {
+        if !Path::new("/proc/self/stat").exists() {
+            return;
+        }
+        // A child this test does not wait for stays a zombie until it is reaped.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let start = start_time(pid);
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while stat(pid).is_some_and(|s| s.state != 'Z') && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(
+            stat(pid).map(|s| s.state),
+            Some('Z'),
+            "the child is a zombie"
+        );
+        assert!(!alive(pid, start));
+        assert!(!alive(pid, None));
+        child.wait().unwrap();
     }
 
     #[test]

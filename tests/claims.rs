@@ -587,3 +587,31 @@ fn the_holding_session_removes_its_own_worktree_without_force() {
     assert!(out.status.success(), "{}", common::outputs(&out));
     assert_eq!(git_worktrees(&sb, &repo).len(), 1);
 }
+
+#[test]
+fn a_claim_whose_process_is_a_zombie_is_stale_and_claim_clean_and_remove_take_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let holder = common::Unreaped::sleeper();
+    for name in ["auth", "db"] {
+        let out = sb.berth_as(&repo, "s2", holder.pid, &["add", name]);
+        assert!(out.status.success(), "{}", common::outputs(&out));
+    }
+    holder.kill();
+    assert_eq!(holder.state(), Some('Z'), "it exited and nobody reaped it");
+
+    let row = sb.list_row(&repo, "auth");
+    assert_eq!(row["status"], "stale", "{row}");
+    assert_eq!(row["stale_reason"], format!("pid {} is gone", holder.pid));
+    let claimed = json(
+        &sb.berth_command(&repo, &["claim", "auth", "--json"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(claimed["reclaimed_stale"], true, "{claimed}");
+    sb.berth_ok(&repo, &["remove", "auth"]);
+    let report = sb.berth_json(&repo, &["clean", "--json"]);
+    assert_eq!(report["worktrees"][0]["name"], "db", "{report}");
+    assert_eq!(report["worktrees"][0]["outcome"], "removed", "{report}");
+    assert_eq!(git_worktrees(&sb, &repo).len(), 1);
+}

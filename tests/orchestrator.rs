@@ -936,3 +936,25 @@ fn prune_keeps_the_record_of_a_deleted_worktree_while_its_agent_still_runs_there
     f.berth_ok(&f.repo, &[], &["prune"]);
     assert!(f.sb.list_rows(&f.repo, false).is_empty());
 }
+
+#[test]
+fn an_agent_that_exited_unreaped_is_gone_and_its_worktree_can_be_removed() {
+    let f = Fixture::new();
+    // Told to stop, with empty input the script ends at once: its parent never reaps it, so the
+    // agent berth recorded (berth itself, become the runtime by exec) stays a zombie.
+    std::fs::write(f.out.join("solo.stop"), "").unwrap();
+    let mut cmd =
+        f.sb.berth_command(&f.repo, &["layer1", "solo", "feat/solo", "shell", "--here"]);
+    cmd.env("PATH", path_with_berth());
+    let agent = common::Unreaped::spawn(&cmd);
+    agent.wait_for_zombie();
+    wait_for("the agent record", || {
+        f.agents().iter().any(|a| a["name"] == "solo")
+    });
+
+    assert_eq!(f.agent("solo")["pid"], agent.pid);
+    assert_eq!(f.agent("solo")["status"], "gone");
+    let out = f.berth(&f.repo, &[], &["remove", "solo"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(common::git_worktrees(&f.sb, &f.repo).len() == 1);
+}

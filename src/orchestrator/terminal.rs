@@ -142,10 +142,14 @@ pub fn wait_for_pid_file(file: &Path, limit: Duration) -> Option<(u32, Option<u6
 }
 
 /// Stop an agent gracefully: SIGTERM to its process (checked to be the same process by its start
-/// time), then wait up to `grace` for it to end. Returns whether it ended.
+/// time), then wait up to `grace` for it to end. Returns whether it ended. Without a recorded
+/// start time nothing is signalled: the pid may since belong to another process.
 pub fn stop(pid: u32, start: Option<u64>, grace: Duration) -> bool {
     if !process::alive(pid, start) {
         return true;
+    }
+    if start.is_none() {
+        return false;
     }
     let Ok(target) = libc::pid_t::try_from(pid) else {
         return false;
@@ -154,23 +158,18 @@ pub fn stop(pid: u32, start: Option<u64>, grace: Duration) -> bool {
     unsafe { libc::kill(target, libc::SIGTERM) };
     let until = Instant::now() + grace;
     while Instant::now() < until {
-        if gone(pid, start) {
+        if !process::alive(pid, start) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    gone(pid, start)
-}
-
-/// Gone, or a zombie nobody has reaped yet (it holds nothing).
-fn gone(pid: u32, start: Option<u64>) -> bool {
-    !process::alive(pid, start) || process::stat(pid).is_some_and(|s| s.state == 'Z')
+    !process::alive(pid, start)
 }
 
 /// End what is left of an agent that did not stop within its grace (herdr has no respawn that
 /// kills the old process, as tmux's `respawn-pane -k` does).
 pub fn kill(pid: u32, start: Option<u64>) {
-    if gone(pid, start) {
+    if start.is_none() || !process::alive(pid, start) {
         return;
     }
     if let Ok(target) = libc::pid_t::try_from(pid) {

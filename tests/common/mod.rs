@@ -506,6 +506,77 @@ pub fn process_gone(pid: u32) -> bool {
     }
 }
 
+/// A process whose parent never waits for it: once it exits it stays a zombie (state `Z`), as
+/// under a container's first process that does not reap. The parent is killed when dropped.
+pub struct Unreaped {
+    parent: std::process::Child,
+    pub pid: u32,
+}
+
+impl Unreaped {
+    /// Start `cmd` (its program, arguments, environment and folder) as the child of a `sleep`
+    /// that never reaps it; its input is empty.
+    pub fn spawn(cmd: &Command) -> Self {
+        let mut wrapper = Command::new("sh");
+        wrapper
+            .args(["-c", "\"$@\" </dev/null & echo $!; exec sleep 300", "sh"])
+            .arg(cmd.get_program())
+            .args(cmd.get_args())
+            .stdout(std::process::Stdio::piped());
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => wrapper.env(key, value),
+                None => wrapper.env_remove(key),
+            };
+        }
+        if let Some(dir) = cmd.get_current_dir() {
+            wrapper.current_dir(dir);
+        }
+        let mut parent = wrapper.spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(parent.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let pid = line.trim().parse().unwrap();
+        Unreaped { parent, pid }
+    }
+
+    /// A `sleep` that runs until [`Unreaped::kill`].
+    pub fn sleeper() -> Self {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("300");
+        Self::spawn(&cmd)
+    }
+
+    /// SIGKILL the child, then wait until it is a zombie.
+    pub fn kill(&self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &self.pid.to_string()])
+            .output();
+        self.wait_for_zombie();
+    }
+
+    /// Wait (at most a minute) until the child has exited and is a zombie nobody reaps.
+    pub fn wait_for_zombie(&self) {
+        wait_for("the child to be a zombie", || self.state() == Some('Z'));
+    }
+
+    /// The child's state letter in `/proc/<pid>/stat`.
+    pub fn state(&self) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).ok()?;
+        stat.rsplit_once(')')?.1.trim_start().chars().next()
+    }
+}
+
+impl Drop for Unreaped {
+    fn drop(&mut self) {
+        let _ = self.parent.kill();
+        let _ = self.parent.wait();
+    }
+}
+
 /// Wait for `child` at most `limit`; kill it and panic if it is still running then.
 pub fn wait_at_most(mut child: std::process::Child, limit: std::time::Duration) -> Output {
     let until = std::time::Instant::now() + limit;
