@@ -114,6 +114,8 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Respawn(commands::respawn::RespawnArgs),
     /// Type text into an agent's pane, then Enter
     Send(commands::send::SendArgs),
+    /// Stop agents berth launched (SIGTERM, then SIGKILL), freeing their worktrees
+    Stop(commands::stop::StopArgs),
     /// Show every agent berth launched here: layer, runtime, pane, alive or gone
     Agents(commands::agents::AgentsArgs),
     /// Open a change: a worktree on feat/<branch>, with a shell tab there
@@ -237,6 +239,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             context(cli).and_then(|ctx| commands::respawn::run(&ctx, args, out))
         }
         Command::Send(args) => context(cli).and_then(|ctx| commands::send::run(&ctx, args, out)),
+        Command::Stop(args) => context(cli).and_then(|ctx| commands::stop::run(&ctx, args, out)),
         Command::Agents(args) => {
             context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
         }

@@ -958,3 +958,106 @@ fn an_agent_that_exited_unreaped_is_gone_and_its_worktree_can_be_removed() {
     assert!(out.status.success(), "{}", outputs(&out));
     assert!(common::git_worktrees(&f.sb, &f.repo).len() == 1);
 }
+
+#[test]
+fn stop_ends_an_agent_its_pane_closes_and_its_worktree_frees_up() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    let path = f.layer1(&tmux, "busy");
+    let pane = f.agent("busy")["pane"].as_str().unwrap().to_owned();
+    let refused = f.berth(&f.repo, &[], &["remove", "busy"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", outputs(&refused));
+
+    let out = f.berth_ok(&f.repo, &[], &["stop", "busy", "--json"]);
+
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["agents"][0]["name"], "busy", "{report}");
+    assert_eq!(report["agents"][0]["outcome"], "stopped", "{report}");
+    assert_eq!(f.agent("busy")["status"], "gone");
+    wait_for("the pane to close", || !tmux.panes().contains(&pane));
+    f.berth_ok(&f.repo, &[], &["remove", "busy"]);
+    assert!(!path.exists());
+    let again = f.berth_ok(&f.repo, &[], &["stop", "busy"]);
+    assert_eq!(stderr(&again), "agent 'busy' was not running\n");
+}
+
+#[test]
+fn stop_kills_an_agent_that_ignores_sigterm_and_what_it_started_after_the_grace() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    f.layer1(&tmux, "calm");
+    // An agent that shrugs off SIGTERM and leaves a child of its own running.
+    let stubborn = f.sb.root.join("stubborn.sh");
+    std::fs::write(
+        &stubborn,
+        format!(
+            "#!/bin/sh\ntrap '' TERM\nsleep 300 &\necho $! > {out}/child\n: > {out}/stubborn.ready\nwhile :; do sleep 0.05; done\n",
+            out = sh_quote(f.out.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &stubborn,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    f.sb.git(
+        &f.repo,
+        &[
+            "config",
+            "berth.runtime.shell.command",
+            stubborn.to_str().unwrap(),
+        ],
+    );
+    let env = in_tmux(&tmux);
+    f.berth_ok(
+        &f.repo,
+        &pairs(&env),
+        &["layer1", "stubborn", "feat/stubborn", "shell"],
+    );
+    wait_for("the stubborn agent to start", || {
+        f.out.join("stubborn.ready").exists()
+    });
+    let child: u32 = std::fs::read_to_string(f.out.join("child"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+
+    let out = f.berth_ok(&f.repo, &[], &["stop", "--all", "--grace", "1s", "--json"]);
+
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcome = |name: &str| {
+        report["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == name)
+            .map(|a| a["outcome"].clone())
+    };
+    assert_eq!(outcome("calm"), Some("stopped".into()), "{report}");
+    assert_eq!(outcome("stubborn"), Some("killed".into()), "{report}");
+    assert!(
+        process_gone(child),
+        "the agent's own child ends with its group"
+    );
+    assert!(f.agents().iter().all(|a| a["status"] == "gone"));
+}
+
+#[test]
+fn stop_of_an_unknown_agent_is_refused_and_stops_nothing() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    f.layer1(&tmux, "keep");
+
+    let out = f.berth(&f.repo, &[], &["stop", "keep", "nosuch"]);
+
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    assert!(stderr(&out).contains("nosuch"), "{}", outputs(&out));
+    assert_eq!(f.agent("keep")["status"], "alive");
+    let out = f.berth(&f.repo, &[], &["stop"]);
+    assert_eq!(out.status.code(), Some(2), "{}", outputs(&out));
+}

@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send agents feat help"
+	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -38,6 +38,7 @@ _git_berth ()
 	spawn,--prompt) :; return ;;
 	spawn,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	respawn,--worktree) :; return ;;
+	stop,--grace) :; return ;;
 	feat,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
 	*,--*) case "$cur" in --*=*) return ;; esac ;;
 	esac
@@ -88,6 +89,7 @@ _git_berth ()
 	spawn,--*) __gitcomp "--worktree= --runtime= --prompt= --backend= --here --json --session= --help" ;;
 	respawn,--*) __gitcomp "--worktree= --json --session= --help" ;;
 	send,--*) __gitcomp "--session= --help" ;;
+	stop,--*) __gitcomp "--all --grace= --json --session= --help" ;;
 	agents,--*) __gitcomp "--json --session= --help" ;;
 	feat,--*) __gitcomp "--backend= --json --session= --help" ;;
 	help,--*) __gitcomp "--session= --help" ;;

@@ -54,6 +54,7 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "layer2" -d 'Spl
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "spawn" -d 'Launch a named agent in a tab of its own; agents of one --worktree group share it'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "respawn" -d 'Stop an agent gracefully and start it again, here or in another worktree'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "send" -d 'Type text into an agent\'s pane, then Enter'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "stop" -d 'Stop agents berth launched (SIGTERM, then SIGKILL), freeing their worktrees'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "agents" -d 'Show every agent berth launched here: layer, runtime, pane, alive or gone'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "feat" -d 'Open a change: a worktree on feat/<branch>, with a shell tab there'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "help" -d 'Print a command\'s help, or with no command the list of commands'
@@ -218,6 +219,11 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -l json -d 
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand send" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand send" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -l grace -d 'How long each agent gets to end after SIGTERM before SIGKILL (`30s`, `2m`) [default: 10s]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -l all -d 'Stop every live agent berth launched for this repository'
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -l json -d 'Print JSON: {"agents": [{"name", "pid", "worktree", "outcome"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l json -d 'Print JSON: {"agents": [...]}, one object per agent'
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -s h -l help -d 'Print help'
@@ -242,7 +248,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand master" -f -a "openc
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -f -a "(git berth completions worktrees 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send agents feat help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -28,6 +28,7 @@ pub mod send;
 pub mod setup;
 pub mod ship;
 pub mod spawn;
+pub mod stop;
 pub mod trust;
 
 use std::io::Write;

@@ -23,8 +23,8 @@ use crate::repo::Context;
 use crate::session::{self, Hold};
 use crate::worktree::create::{self, AddRequest};
 
-/// How long a stopped agent gets to end before its pane is respawned anyway.
-const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long an agent gets between SIGTERM and SIGKILL, when `stop` or `respawn` ends it.
+pub const STOP_GRACE: Duration = Duration::from_secs(10);
 /// How long a herdr pane's shell gets to start the agent and write its pid.
 const HERDR_START: Duration = Duration::from_secs(10);
 
@@ -786,9 +786,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
         // The pane must outlive its process for a moment, to be respawned in place. A pane that
         // is gone (closed by hand) cannot be: the agent gets a new window instead.
         "tmux" if terminal::run_only(&backend::tmux_hold(socket, &pane)).is_ok() => {
-            if let Some(pid) = old.pid {
-                terminal::stop(pid, old.pid_start, STOP_GRACE);
-            }
+            end_old(&old);
             // Respawned in place: the same pane id, with the new process.
             let mut pane = terminal::tmux_open(&backend::tmux_respawn(
                 socket, &pane, &spot.path, &plan.argv,
@@ -797,9 +795,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             pane
         }
         "tmux" => {
-            if let Some(pid) = old.pid {
-                terminal::stop(pid, old.pid_start, STOP_GRACE);
-            }
+            end_old(&old);
             let (pane, attach) = open_tmux(ctx, &req, &seen(), &spot, &plan)?;
             if let Some(attach) = attach {
                 eprintln!("its pane was gone: it runs in a new window (watch it with: {attach})");
@@ -807,11 +803,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             pane
         }
         "herdr" => {
-            if let Some(pid) = old.pid
-                && !terminal::stop(pid, old.pid_start, STOP_GRACE)
-            {
-                terminal::kill(pid, old.pid_start);
-            }
+            end_old(&old);
             start_in_herdr(ctx, &slug, &pane, &spot.path, &plan.argv)?.0
         }
         other => {
@@ -830,6 +822,65 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
         agent,
         attach: None,
     })
+}
+
+/// End the agent a respawn replaces, as `stop` ends one.
+fn end_old(old: &Agent) {
+    if let Some(target) = target_of(old) {
+        terminal::end(&[target], STOP_GRACE);
+    }
+}
+
+fn target_of(agent: &Agent) -> Option<terminal::Target> {
+    agent.pid.map(|pid| terminal::Target {
+        pid,
+        start: agent.pid_start,
+    })
+}
+
+/// What `stop` did to one agent.
+#[derive(Debug, Serialize)]
+pub struct Stopped {
+    pub name: String,
+    pub pid: Option<u32>,
+    pub worktree: PathBuf,
+    /// `stopped`, `killed`, `already_gone`, `no_start_time` or `still_running`.
+    pub outcome: terminal::Ended,
+}
+
+/// Stop the agents named (by name or slug), or with `all` every live one: SIGTERM, then SIGKILL
+/// after `grace`, all at once. An agent that is gone already is reported, not refused; an
+/// unknown name refuses before anything is signalled.
+pub fn stop(ctx: &Context, wanted: &[String], all: bool, grace: Duration) -> Result<Vec<Stopped>> {
+    let agents = self::all(ctx)?;
+    let chosen: Vec<Agent> = if all {
+        agents.iter().filter(|a| a.alive()).cloned().collect()
+    } else {
+        let mut chosen: Vec<Agent> = Vec::new();
+        for name in wanted {
+            let agent = find_in(&agents, name)?;
+            if !chosen.iter().any(|c| c.name == agent.name) {
+                chosen.push(agent);
+            }
+        }
+        chosen
+    };
+    let targets: Vec<Option<terminal::Target>> = chosen.iter().map(target_of).collect();
+    let live: Vec<terminal::Target> = targets.iter().flatten().copied().collect();
+    let mut ended = terminal::end(&live, grace).into_iter();
+    Ok(chosen
+        .into_iter()
+        .zip(targets)
+        .map(|(agent, target)| Stopped {
+            outcome: match target {
+                Some(_) => ended.next().unwrap_or(terminal::Ended::AlreadyGone),
+                None => terminal::Ended::AlreadyGone,
+            },
+            name: agent.name,
+            pid: agent.pid,
+            worktree: agent.worktree,
+        })
+        .collect())
 }
 
 /// Type `text` into the live agent `name`'s pane and press Enter.

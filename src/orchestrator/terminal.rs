@@ -141,40 +141,119 @@ pub fn wait_for_pid_file(file: &Path, limit: Duration) -> Option<(u32, Option<u6
     }
 }
 
-/// Stop an agent gracefully: SIGTERM to its process (checked to be the same process by its start
-/// time), then wait up to `grace` for it to end. Returns whether it ended. Without a recorded
-/// start time nothing is signalled: the pid may since belong to another process.
-pub fn stop(pid: u32, start: Option<u64>, grace: Duration) -> bool {
-    if !process::alive(pid, start) {
-        return true;
-    }
-    if start.is_none() {
-        return false;
-    }
-    let Ok(target) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: a plain kill(2) of a process berth launched, whose start time was just checked.
-    unsafe { libc::kill(target, libc::SIGTERM) };
-    let until = Instant::now() + grace;
-    while Instant::now() < until {
-        if !process::alive(pid, start) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    !process::alive(pid, start)
+/// One process to end: its pid and the start time berth recorded for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    pub pid: u32,
+    pub start: Option<u64>,
 }
 
-/// End what is left of an agent that did not stop within its grace (herdr has no respawn that
-/// kills the old process, as tmux's `respawn-pane -k` does).
-pub fn kill(pid: u32, start: Option<u64>) {
-    if start.is_none() || !process::alive(pid, start) {
-        return;
+/// How ending one process went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ended {
+    /// It was not running (exited, a zombie, or its pid now belongs to another process).
+    AlreadyGone,
+    /// It ended within the grace after SIGTERM.
+    Stopped,
+    /// It outlived the grace and was sent SIGKILL.
+    Killed,
+    /// Nothing was signalled: no start time was recorded, so the pid may be another process's.
+    NoStartTime,
+    /// It still runs after SIGKILL (another user's process, or stuck in the kernel).
+    StillRunning,
+}
+
+/// How long a process gets to die after SIGKILL before it is reported as still running.
+const AFTER_KILL: Duration = Duration::from_secs(2);
+
+/// End processes berth launched: SIGTERM to each at once, wait up to `grace` for all, then
+/// SIGKILL what is left. A process that leads its own group (tmux and herdr start every pane's
+/// program so) is signalled with its whole group, so what the agent started ends with it; any
+/// other (an agent started with `--here` in a caller's job) alone, so its caller is never hit.
+/// Each is checked by its start time before every signal; one without a start time is left.
+pub fn end(targets: &[Target], grace: Duration) -> Vec<Ended> {
+    let mut ended: Vec<Option<Ended>> = targets
+        .iter()
+        .map(|&t| match t.start {
+            None if process::alive(t.pid, None) => Some(Ended::NoStartTime),
+            None => Some(Ended::AlreadyGone),
+            Some(_) if !still_running(t) => Some(Ended::AlreadyGone),
+            Some(_) => None,
+        })
+        .collect();
+    let running = |ended: &[Option<Ended>]| -> Vec<usize> {
+        (0..targets.len())
+            .filter(|&i| ended[i].is_none() && still_running(targets[i]))
+            .collect()
+    };
+    for i in running(&ended) {
+        signal(targets[i], libc::SIGTERM);
     }
-    if let Ok(target) = libc::pid_t::try_from(pid) {
-        // SAFETY: as in `stop`: the process berth launched, checked by its start time.
-        unsafe { libc::kill(target, libc::SIGKILL) };
+    wait_while(grace, || {
+        for (i, slot) in ended.iter_mut().enumerate() {
+            if slot.is_none() && !still_running(targets[i]) {
+                *slot = Some(Ended::Stopped);
+            }
+        }
+        ended.iter().any(Option::is_none)
+    });
+    let left = running(&ended);
+    for &i in &left {
+        signal(targets[i], libc::SIGKILL);
+    }
+    wait_while(AFTER_KILL, || {
+        left.iter().any(|&i| still_running(targets[i]))
+    });
+    for i in left {
+        ended[i] = Some(if still_running(targets[i]) {
+            Ended::StillRunning
+        } else {
+            Ended::Killed
+        });
+    }
+    ended
+        .into_iter()
+        .map(|e| e.unwrap_or(Ended::Stopped))
+        .collect()
+}
+
+/// Whether the target, or a live member of the group it leads, still runs.
+fn still_running(target: Target) -> bool {
+    process::alive(target.pid, target.start) || group_of(target).is_some_and(process::group_alive)
+}
+
+/// The process group the target leads, when it leads one: the stat of its pid shows that group
+/// with the recorded start time (alive, or a zombie, whose pid the kernel does not hand out
+/// again). Once its pid is free, a group of that id can only be what is left of its own (a
+/// group id stays taken while any member lives). A pid that another process holds now: none.
+fn group_of(target: Target) -> Option<libc::pid_t> {
+    let pid = libc::pid_t::try_from(target.pid).ok()?;
+    match process::stat(target.pid) {
+        Some(now) => (Some(now.start) == target.start && now.pgrp == pid).then_some(pid),
+        None => Some(pid),
+    }
+}
+
+/// Send `sig` to the target's group when it leads one that still has a live member, else to
+/// the target alone while its start time still matches.
+fn signal(target: Target, sig: libc::c_int) {
+    if let Some(group) = group_of(target).filter(|&g| process::group_alive(g)) {
+        // SAFETY: kill(2) of the group the agent leads, found just above.
+        unsafe { libc::kill(-group, sig) };
+    } else if process::alive(target.pid, target.start)
+        && let Ok(pid) = libc::pid_t::try_from(target.pid)
+    {
+        // SAFETY: kill(2) of the agent's own process, its start time checked just above.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+/// Call `busy` every 20 ms until it says no, or `limit` has passed.
+fn wait_while(limit: Duration, mut busy: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while busy() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
