@@ -76,7 +76,7 @@ mkdir -p "$HOME" "$XDG_DATA_HOME" "$WORK/log"
 REPO=$WORK/repo
 WT=$WORK/wt
 LOG=$WORK/log
-TIMELINE=$LOG/timeline     # ms worker kind name rc first-line-of-stderr, one line per operation
+TIMELINE=$LOG/timeline     # end-ms worker kind name rc first-error-line [start-ms], one per operation
 WORKLOG=$LOG/work          # ms worker sha file name: commits made
 DIRTYLOG=$LOG/dirty        # ms worker path file: untracked files written
 TEARDOWNS=$LOG/teardown    # start|end ms name: the teardown hook's own record
@@ -112,8 +112,9 @@ END_MS=$(($(now_ms) + DURATION * 1000))
 # (rc 137: killed) in the timeline and returns berth's exit code. Output goes to $OUT.
 OUT=
 call() { # kind name args...
-    local kind=$1 name=$2 rc err
+    local kind=$1 name=$2 rc err start
     shift 2
+    start=$(now_ms)
     OUT=$LOG/out.$W.$BASHPID
     if ((RANDOM % 100 < KILL_PCT)); then
         local ms=$((50 + RANDOM % 1450))
@@ -126,7 +127,7 @@ call() { # kind name args...
     err=$(tr '\t' ' ' <<<"$err" | cut -c1-300)
     ((rc == 0)) && err=
     grep -q panicked "$OUT.err" && err="PANIC: $(grep -m1 panicked "$OUT.err")"
-    printf '%s\tw%s\t%s\t%s\t%s\t%s\n' "$(now_ms)" "$W" "$kind" "$name" "$rc" "$err" >>"$TIMELINE"
+    printf '%s\tw%s\t%s\t%s\t%s\t%s\t%s\n' "$(now_ms)" "$W" "$kind" "$name" "$rc" "$err" "$start" >>"$TIMELINE"
     return $rc
 }
 
@@ -289,15 +290,18 @@ git for-each-ref --format='%(refname)' refs/heads | while read -r ref; do
 done | sort -u >"$REF_FILES"
 lost=$LOG/lost
 : >"$lost"
+# The calls on worktree $1 (and those on every worktree, but list) that ended between $2 and $3 ms.
+calls_of() { # name from to
+    awk -F'\t' -v n="$1" -v a="$2" -v b="$3" -v z="$START" '($4 == n || ($4 == "-" && $3 != "list")) && $1 >= a && $1 <= b {
+        printf "        %s ms %s %s: rc %s %s\n", ($7 ? sprintf("+%d..+%d", $7 - z, $1 - z) : sprintf("+%d", $1 - z)), $2, $3, $5, $6}' "$TIMELINE"
+}
 # What happened to worktree $1 around the time $2 (ms): the teardowns that ran and the operations.
 around() { # name ms
     awk -v n="$1" -v t="$2" -v z="$START" '$3 == n && $1 == "start" {s = $2}
         $3 == n && $1 == "end" && $2 >= t - 3000 && s <= t + 3000 {
             printf "        teardown of %s +%d..+%d ms (the write at +%d ms: %s)\n", n, s - z, $2 - z, t - z,
                 t < s ? "before it" : t <= $2 ? "during it" : "after it"}' "$TEARDOWNS"
-    awk -F'\t' -v n="$1" -v t="$2" -v z="$START" '($4 == n && $1 >= t - 3000 && $1 <= t + 3000) ||
-        ($4 == "-" && $3 != "list" && $1 >= t - 1000 && $1 <= t + 1500) {
-        printf "        +%d ms %s %s: rc %s %s\n", $1 - z, $2, $3, $5, $6}' "$TIMELINE" | head -12
+    calls_of "$1" $(($2 - 3000)) $(($2 + 3000)) | head -12
     echo "        worktree folder now: $([[ -d $WT/$1 ]] && echo "exists (made again)" || echo gone)"
 }
 while IFS=$'\t' read -r ms w sha f name how; do
@@ -419,12 +423,13 @@ for ref in $(git for-each-ref --format='%(refname)' refs/heads/berth/); do
         $5 == 0 && (($4 == n && ($3 == "remove" || $3 == "race-remove")) || $3 == "clean") {kept = $1}
         END {exit !(kept && kept >= added)}' "$TIMELINE" && continue
     echo "branch ${ref#refs/heads/} has no worktree, holds only landed work, and no plain remove or clean kept it; its last calls:"
-    awk -F'\t' -v n="$name" -v z="$START" '$4 == n {printf "        +%d ms %s %s: rc %s %s\n", $1 - z, $2, $3, $5, $6}' "$TIMELINE" | tail -6
+    calls_of "$name" 0 "$(now_ms)" | tail -6
 done >>"$orphans"
-git worktree list --porcelain | awk '/^worktree / {print $2}' | grep -F "/_ship-" | sed 's/^/ship scratch worktree left: /' >>"$orphans"
+WT_PATHS=$(git worktree list --porcelain | awk '/^worktree / {print $2}')
+grep -F "/_ship-" <<<"$WT_PATHS" | sed 's/^/ship scratch worktree left: /' >>"$orphans"
 if out=$("$B" list --json 2>/dev/null); then
     jq -r '.worktrees[] | select(.kind == "managed") | .path' <<<"$out" | while read -r p; do
-        git worktree list --porcelain | grep -qxF "worktree $p" || echo "registry record without a git worktree: $p" >>"$orphans"
+        grep -qxF "$p" <<<"$WT_PATHS" || echo "registry record without a git worktree: $p" >>"$orphans"
     done
 fi
 if [[ -s $orphans ]]; then result FAIL "(e) nothing orphaned: $(grep -c '^[a-z]' "$orphans")" <"$orphans"
