@@ -295,13 +295,23 @@ calls_of() { # name from to
     awk -F'\t' -v n="$1" -v a="$2" -v b="$3" -v z="$START" '($4 == n || ($4 == "-" && $3 != "list")) && $1 >= a && $1 <= b {
         printf "        %s ms %s %s: rc %s %s\n", ($7 ? sprintf("+%d..+%d", $7 - z, $1 - z) : sprintf("+%d", $1 - z)), $2, $3, $5, $6}' "$TIMELINE"
 }
-# What happened to worktree $1 around the time $2 (ms): the teardowns that ran and the operations.
+# The calls that could have run a teardown of worktree $1 (or taken a lock) at the time $2 (ms):
+# those on it or on every worktree that were running then.
+running_at() { # name ms
+    awk -F'\t' -v n="$1" -v t="$2" -v z="$START" '$7 != "" && ($4 == n || n == "" || ($4 == "-" && $3 != "list")) && $7 <= t && t <= $1 {
+        printf "        running then: +%d..+%d ms %s %s %s: rc %s %s\n", $7 - z, $1 - z, $2, $3, $4, $5, $6}' "$TIMELINE"
+}
+# What happened to worktree $1 around the time $2 (ms): the teardowns that ran, who ran them, and
+# the calls on it.
 around() { # name ms
-    awk -v n="$1" -v t="$2" -v z="$START" '$3 == n && $1 == "start" {s = $2}
-        $3 == n && $1 == "end" && $2 >= t - 3000 && s <= t + 3000 {
-            printf "        teardown of %s +%d..+%d ms (the write at +%d ms: %s)\n", n, s - z, $2 - z, t - z,
-                t < s ? "before it" : t <= $2 ? "during it" : "after it"}' "$TEARDOWNS"
-    calls_of "$1" $(($2 - 3000)) $(($2 + 3000)) | head -12
+    local s e
+    while read -r s e; do
+        echo "        teardown of $1 +$((s - START))..+$((e - START)) ms (the write at +$(($2 - START)) ms: $(
+            if (($2 < s)); then echo before; elif (($2 <= e)); then echo during; else echo after; fi) it)"
+        running_at "$1" "$s"
+    done < <(awk -v n="$1" -v t="$2" '$3 == n && $1 == "start" {s = $2}
+        $3 == n && $1 == "end" && $2 >= t - 3000 && s <= t + 3000 {print s, $2}' "$TEARDOWNS")
+    calls_of "$1" $(($2 - 2000)) $(($2 + 2000)) | head -12
     echo "        worktree folder now: $([[ -d $WT/$1 ]] && echo "exists (made again)" || echo gone)"
 }
 while IFS=$'\t' read -r ms w sha f name how; do
@@ -333,11 +343,14 @@ fi
 # SHIP_LOCK, PORTS_LOCK; src/hooks/trust.rs: trust.lock); anything else is a lock a dead holder left.
 OWN_LOCKS="$COMMON/berth/registry.lock $COMMON/berth/landings.lock $COMMON/berth/trust.lock $COMMON/berth/ship/ship.lock $XDG_DATA_HOME/git-berth/ports.lock"
 left=$(find "$COMMON" "$XDG_DATA_HOME" -name '*.lock' 2>/dev/null | while read -r l; do
-    [[ " $OWN_LOCKS " == *" $l "* ]] || echo "$l ($(stat -c %s "$l") bytes, $(($(date +%s) - $(stat -c %Y "$l"))) s old)"
+    [[ " $OWN_LOCKS " == *" $l "* ]] && continue
+    made=$(stat -c %.3Y "$l"); made=$((${made/./} + 0))
+    echo "$l ($(stat -c %s "$l") bytes, made at +$((made - START)) ms); the calls killed while running then:"
+    running_at "" "$made" | grep 'rc 137'
 done)
 [[ -e $COMMON/berth/ship/index-lock-held ]] && left+=$'\n'"$COMMON/berth/ship/index-lock-held (ship's marker)"
 left=$(sed '/^$/d' <<<"$left")
-if [[ -n $left ]]; then result FAIL "(b) no lock left after prune: $(wc -l <<<"$left") left" <<<"$left"
+if [[ -n $left ]]; then result FAIL "(b) no lock left after prune: $(grep -c '^/' <<<"$left") left" <<<"$left"
 else result PASS "(b) no lock left after prune"; fi
 
 # (c) Every command works after.
@@ -448,7 +461,7 @@ awk -F'\t' '{t[$3]++; if ($5 == 0) ok[$3]++; else if ($5 == 137) k[$3]++; else n
 echo "most frequent refusals (count, kind, first line):"
 awk -F'\t' '$5 != 0 && $5 != 137 && $6 != "" {m = $6; gsub(/[0-9a-f]{7,40}/, "<sha>", m); gsub(/n[0-9]+/, "<n>", m); gsub(/w[0-9]+/, "<w>", m); gsub(/[0-9]+/, "<#>", m); c[$3 "\t" substr(m, 1, 160)]++}
     END {for (x in c) printf "  %5d  %s\n", c[x], x}' "$TIMELINE" | sort -rn | head -25
-locked=$(awk -F'\t' '$5 != 0 && $5 != 137 && $6 ~ /\.lock/' "$TIMELINE")
+locked=$(awk -F'\t' '$5 != 0 && $5 != 137 && tolower($6) ~ /lock/' "$TIMELINE" | sort -n)
 if [[ -n $locked ]]; then
     echo "refusals naming a lock file: $(wc -l <<<"$locked"), from +$((($(head -1 <<<"$locked" | cut -f1) - START) / 1000)) s to +$((($(tail -1 <<<"$locked" | cut -f1) - START) / 1000)) s; the first:"
     head -3 <<<"$locked" | cut -f2- | sed 's/^/  /'
