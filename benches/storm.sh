@@ -270,11 +270,11 @@ echo "storm over after $((STORM_MS / 1000)) s; checking" >&2
 # 3. The invariants, with no kill.
 export BERTH_SESSION=after BERTH_SESSION_PID=$$
 cd "$REPO" || exit 1
-result() { # PASS|FAIL name [evidence lines on stdin when FAIL]
+result() { # PASS|FAIL name [evidence file, also on stdin, when FAIL]
     if [[ $1 == FAIL ]]; then FAILS=$((FAILS + 1)); fi
     RESULTS+=("$1  $2")
     echo "$1  $2"
-    if [[ $1 == FAIL ]]; then sed 's/^/      /' | head -40; fi
+    if [[ $1 == FAIL ]]; then sed 's/^/      /' | head -40; echo "      (all of it: $3)"; fi
 }
 RESULTS=()
 PRUNE_OUT=$("$B" prune 2>&1); PRUNE_RC=$?
@@ -334,7 +334,7 @@ while IFS=$'\t' read -r ms w path f how; do
 done <"$DIRTYLOG" >>"$lost"
 made=$(wc -l <"$WORKLOG"); untracked=$(wc -l <"$DIRTYLOG")
 if [[ -s $lost ]]; then
-    result FAIL "(a) no work lost: $(grep -c '^commit' "$lost") of $made commits and $(grep -c '^untracked' "$lost") of $untracked untracked files lost" <"$lost"
+    result FAIL "(a) no work lost: $(grep -c '^commit' "$lost") of $made commits and $(grep -c '^untracked' "$lost") of $untracked untracked files lost" "$lost" <"$lost"
 else
     result PASS "(a) no work lost: $made commits ($(grep -cP '\tduring-' "$WORKLOG") during a teardown), $untracked untracked files, all kept"
 fi
@@ -350,7 +350,7 @@ left=$(find "$COMMON" "$XDG_DATA_HOME" -name '*.lock' 2>/dev/null | while read -
 done)
 [[ -e $COMMON/berth/ship/index-lock-held ]] && left+=$'\n'"$COMMON/berth/ship/index-lock-held (ship's marker)"
 left=$(sed '/^$/d' <<<"$left")
-if [[ -n $left ]]; then result FAIL "(b) no lock left after prune: $(grep -c '^/' <<<"$left") left" <<<"$left"
+if [[ -n $left ]]; then echo "$left" >"$LOG/locks-left"; result FAIL "(b) no lock left after prune: $(grep -c '^/' <<<"$left") left" "$LOG/locks-left" <<<"$left"
 else result PASS "(b) no lock left after prune"; fi
 
 # (c) Every command works after.
@@ -395,7 +395,7 @@ for p in "$WT"/n*; do
     ((ahead > 0)) || continue
     must "git berth review approve $name (left by the storm)" "$B" review approve "$name" >/dev/null
 done
-if [[ -s $broken ]]; then result FAIL "(c) every command works after: $(wc -l <"$broken") broke" <"$broken"
+if [[ -s $broken ]]; then result FAIL "(c) every command works after: $(wc -l <"$broken") broke" "$broken" <"$broken"
 else result PASS "(c) every command works after (add, commit, claim, release, approve, ship, remove, approve of each worktree left, list/review status/log/collect --json, worktree list, status, fsck)"; fi
 
 # (d) The trunk only moved forward; no port block shared.
@@ -419,7 +419,7 @@ if [[ -f $PORTS ]]; then
     awk '/^first = / {f = $3} /^units = / {print f, f + $3 * 10 - 1}' "$PORTS" | sort -n |
         awk 'NR > 1 && $1 <= last {print "port blocks overlap: " lf "-" last " and " $1 "-" $2} {if ($2 > last) {last = $2; lf = $1}}' >>"$backward"
 fi
-if [[ -s $backward ]]; then result FAIL "(d) trunk only forward, no port block shared" <"$backward"
+if [[ -s $backward ]]; then result FAIL "(d) trunk only forward, no port block shared" "$backward" <"$backward"
 else result PASS "(d) trunk only forward ($(wc -l <"$TRUNKLOG") heads sampled, $(wc -l <"$LOG/reflog") reflog entries), no port block shared ($(grep -c '^first = ' "$PORTS" 2>/dev/null || echo 0) blocks)"; fi
 
 # (e) Nothing orphaned.
@@ -445,7 +445,7 @@ if out=$("$B" list --json 2>/dev/null); then
         grep -qxF "$p" <<<"$WT_PATHS" || echo "registry record without a git worktree: $p" >>"$orphans"
     done
 fi
-if [[ -s $orphans ]]; then result FAIL "(e) nothing orphaned: $(grep -c '^[a-z]' "$orphans")" <"$orphans"
+if [[ -s $orphans ]]; then result FAIL "(e) nothing orphaned: $(grep -c '^[a-z]' "$orphans")" "$orphans" <"$orphans"
 else result PASS "(e) nothing orphaned (every berth/ branch without a worktree holds unlanded work)"; fi
 
 # 4. The summary.
