@@ -464,7 +464,7 @@ awk -F'\t' '$5 != 0 && $5 != 137 && $6 != "" {m = $6; gsub(/[0-9a-f]{7,40}/, "<s
 locked=$(awk -F'\t' '$5 != 0 && $5 != 137 && tolower($6) ~ /lock/' "$TIMELINE" | sort -n)
 if [[ -n $locked ]]; then
     echo "refusals naming a lock file: $(wc -l <<<"$locked"), from +$((($(head -1 <<<"$locked" | cut -f1) - START) / 1000)) s to +$((($(tail -1 <<<"$locked" | cut -f1) - START) / 1000)) s; the first:"
-    head -3 <<<"$locked" | cut -f2- | sed 's/^/  /'
+    head -3 <<<"$locked" | cut -f2-6 | sed 's/^/  /'
 else
     echo "refusals naming a lock file: 0"
 fi
