@@ -148,6 +148,9 @@ pub const SHIP_JOURNAL: &str = "landing.toml";
 /// Written inside [`SHIP_DIR`] while `ship` takes and holds the primary checkout's `index.lock`,
 /// so that a lock a kill left behind is known to be its own.
 pub const SHIP_INDEX_HELD: &str = "index-lock-held";
+/// How many gate logs (`<name>-<commit>-<time>.log` in [`SHIP_DIR`]) are kept, newest first:
+/// a passed gate's log too, since stderr named it while it ran.
+pub const GATE_LOGS_KEPT: usize = 10;
 /// Name prefix of the scratch worktrees a gate runs in: `<prefix><pid>.<start>-<name>`.
 pub const SHIP_SCRATCH_PREFIX: &str = "_ship-";
 

@@ -604,14 +604,7 @@ fn read(path: &Path) -> Result<Book> {
 
 /// Parse the file; the error is one line. An entry that could not have been written is refused.
 fn parse(text: &str) -> Result<Book, String> {
-    let book: Book = toml::from_str(text).map_err(|e| statefile::toml_reason(text, &e))?;
-    if book.version > FORMAT_VERSION {
-        return Err(format!(
-            "format version {} is newer than this {} understands ({FORMAT_VERSION})",
-            book.version,
-            names::TOOL
-        ));
-    }
+    let book: Book = statefile::parse(text, FORMAT_VERSION)?;
     for e in &book.entries {
         let end = u32::from(e.first) + u32::from(e.units) * u32::from(PORT_UNIT);
         if e.first == 0

@@ -396,14 +396,7 @@ pub fn parse(text: &str) -> Result<Registry, String> {
 }
 
 fn parse_file(text: &str) -> Result<Parsed, String> {
-    let file: File = toml::from_str(text).map_err(|e| statefile::toml_reason(text, &e))?;
-    if file.version > AGENTS_FORMAT_VERSION {
-        return Err(format!(
-            "format version {} is newer than this {} understands ({AGENTS_FORMAT_VERSION})",
-            file.version,
-            names::TOOL
-        ));
-    }
+    let file: File = statefile::parse(text, AGENTS_FORMAT_VERSION)?;
     let registry = Registry {
         version: file.version,
         worktrees: file.worktrees,

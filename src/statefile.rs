@@ -1,7 +1,7 @@
 //! The state files berth owns (registry, port blocks, trust): read whole, written whole to a temp
 //! file that is renamed over the old one. A file that cannot be read as what it should be is an
-//! error naming it; it is never overwritten. A temp file left by a killed writer goes with the
-//! next write.
+//! error naming it; it is never overwritten: an empty one, or one without `version` (which every
+//! file berth writes holds), too. A temp file left by a killed writer goes with the next write.
 
 use std::fs;
 use std::io::Write as _;
@@ -32,6 +32,39 @@ pub fn corrupt(path: &Path, what: &str, reason: &str) -> anyhow::Error {
             names::TOOL
         ),
     )
+}
+
+/// Parse `text` as a state file of format `newest` or older; the error is one line. An empty file
+/// or one with no `version` key is refused, not read as empty: berth never writes either, so it
+/// is a truncated or foreign file, and writing over it would lose the records it stood for.
+pub fn parse<T: serde::de::DeserializeOwned>(text: &str, newest: u32) -> Result<T, String> {
+    /// The key every file berth writes holds, read before the rest so that a newer file is
+    /// named as newer rather than by the first field this build does not know.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        version: Option<toml::Value>,
+    }
+    if text.trim().is_empty() {
+        return Err("the file is empty".to_owned());
+    }
+    let head: Head = toml::from_str(text).map_err(|e| toml_reason(text, &e))?;
+    let version = match head.version {
+        None => {
+            return Err(format!(
+                "it has no `version` key, which every file {} writes holds",
+                names::TOOL
+            ));
+        }
+        Some(toml::Value::Integer(v)) => v,
+        Some(other) => return Err(format!("`version` is {other}, not a number")),
+    };
+    if version > i64::from(newest) {
+        return Err(format!(
+            "format version {version} is newer than this {} understands ({newest})",
+            names::TOOL
+        ));
+    }
+    toml::from_str(text).map_err(|e| toml_reason(text, &e))
 }
 
 /// A TOML parse error of `text` as one line that says where: `line 3, column 7: <what>`.
@@ -134,6 +167,27 @@ mod tests {
         let reason = toml_reason(text, &err);
         assert!(reason.starts_with("line 3, column "), "{reason}");
         assert!(!reason.contains('\n'), "{reason}");
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    struct Doc {
+        #[allow(dead_code)]
+        version: u32,
+    }
+
+    #[test]
+    fn an_empty_or_version_less_state_file_is_refused_and_a_newer_one_named_as_newer() {
+        let parse = |text: &str| super::parse::<Doc>(text, 2).map(|_| ());
+        assert_eq!(parse(""), Err("the file is empty".to_owned()));
+        assert_eq!(parse(" \n\t\n"), Err("the file is empty".to_owned()));
+        let no_version = parse("[[worktree]]\nname = \"a\"\n").unwrap_err();
+        assert!(no_version.contains("no `version` key"), "{no_version}");
+        let newer = parse("version = 3\nnew_thing = [1]\n").unwrap_err();
+        assert!(newer.starts_with("format version 3 is newer"), "{newer}");
+        let text = parse("version = \"1\"\n").unwrap_err();
+        assert!(text.contains("not a number"), "{text}");
+        assert_eq!(parse("version = 2\n"), Ok(()));
+        assert_eq!(parse("version = 1\n"), Ok(()));
     }
 
     #[test]

@@ -580,6 +580,40 @@ fn remove_clean_and_prune_keep_a_worktree_while_its_agent_lives() {
     assert!(!path.exists());
 }
 
+#[test]
+fn the_remove_refusal_names_every_live_agent_in_the_worktree() {
+    let Some((f, tmux)) = Fixture::with_tmux() else {
+        return;
+    };
+    let path = f.layer1(&tmux, "busy");
+    let env = in_tmux(&tmux);
+    f.berth_ok(
+        &f.repo,
+        &pairs(&env),
+        &[
+            "spawn",
+            "helper",
+            "--worktree",
+            "busy",
+            "--runtime",
+            "shell",
+        ],
+    );
+    f.agent_env("helper");
+    assert_eq!(f.agent("helper")["worktree"], f.agent("busy")["worktree"]);
+
+    let out = f.berth(&f.repo, &[], &["remove", "--force", "busy"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let (first, hint) = error_lines(&stderr(&out));
+    assert_eq!(
+        first,
+        "git berth: worktree 'busy' is where agents 'busy' and 'helper' still run"
+    );
+    let hint = hint.unwrap();
+    assert_eq!(hint.matches("kill-pane -t %").count(), 2, "{hint}");
+    assert!(path.is_dir());
+}
+
 /// tmux's default server, its socket under a `TMUX_TMPDIR` of the sandbox's own; killed on drop.
 struct DefaultTmux(PathBuf);
 

@@ -639,3 +639,79 @@ fn kill_after(sb: &Sandbox, repo: &Path, args: &[&str], delay: std::time::Durati
     let _ = child.kill(); // SIGKILL
     child.wait().unwrap();
 }
+
+/// `args` in `repo` fails with one `corrupt <what> <path>: <reason>` line and its hint.
+fn refused_as_corrupt(
+    sb: &Sandbox,
+    repo: &Path,
+    args: &[&str],
+    what: &str,
+    path: &Path,
+    reason: &str,
+) {
+    let out = sb.berth(repo, args);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    let (first, hint) = one_line_and_a_hint(&out);
+    assert_eq!(
+        first,
+        format!("git berth: corrupt {what} {}: {reason}", path.display())
+    );
+    assert!(hint.contains("never rewrites it"), "{hint}");
+}
+
+#[test]
+fn an_empty_or_version_less_registry_is_refused_by_name_and_left_as_it_was() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["a"]);
+    let path = sb.registry_path(&repo);
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.starts_with("version = "), "{written}");
+    let version_less: String = written
+        .lines()
+        .filter(|l| !l.starts_with("version = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let no_version = "it has no `version` key, which every file git berth writes holds";
+    for (text, reason) in [
+        ("", "the file is empty"),
+        ("\n  \n", "the file is empty"),
+        (version_less.as_str(), no_version),
+    ] {
+        std::fs::write(&path, text).unwrap();
+        for args in [&["list"][..], &["add", "b"], &["remove", "a"]] {
+            refused_as_corrupt(&sb, &repo, args, "registry", &path, reason);
+        }
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        assert!(!sb.has_branch(&repo, "berth/b"), "nothing was added");
+    }
+}
+
+#[test]
+fn an_empty_port_book_is_refused_and_no_block_is_handed_out() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.port_range(&repo, 31500, 4);
+    sb.install(&repo, &["--ports", "2"]);
+    sb.commit_all(&repo, "ports");
+    let book = sb.worktrees().join("ports.toml");
+    std::fs::create_dir_all(book.parent().unwrap()).unwrap();
+    std::fs::write(&book, "").unwrap();
+
+    refused_as_corrupt(
+        &sb,
+        &repo,
+        &["add", "w"],
+        "port blocks",
+        &book,
+        "the file is empty",
+    );
+
+    assert_eq!(std::fs::read_to_string(&book).unwrap(), "");
+    let names: Vec<String> = sb
+        .list_rows(&repo, false)
+        .iter()
+        .map(|r| r["name"].to_string())
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}

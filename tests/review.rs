@@ -407,3 +407,55 @@ fn two_reviewers_at_once_both_end_sane_and_the_ref_holds_one_whole_verdict() {
     }
     sb.git(&repo, &["fsck", "--no-progress"]);
 }
+
+#[test]
+fn an_unreadable_verdict_is_one_unreadable_row_and_a_new_verdict_replaces_it() {
+    let sb = Sandbox::new();
+    let (repo, _wt, head) = with_work(&sb);
+    let other = sb.add(&repo, &["other"]);
+    sb.commit_file(&other, "other.txt", "other\n");
+    let reviewer = Agent::spawn();
+    let out = as_reviewer(&sb, &repo, "rev", &reviewer, &["approve", "other"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    // A blob that is no verdict, where the verdict of `task` lives.
+    let mut hash = std::process::Command::new("sh");
+    sb.env(&mut hash);
+    let out = hash
+        .current_dir(&repo)
+        .args(["-c", "printf 'verdict = [' | git hash-object -w --stdin"])
+        .output()
+        .unwrap();
+    let blob = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    sb.git(&repo, &["update-ref", REF, &blob]);
+
+    let status = sb.berth_json(&repo, &["review", "status", "--json"]);
+    let rows: Vec<(String, String)> = status["reviews"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["review"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("task".to_owned(), "unreadable".to_owned()),
+            ("other".to_owned(), "approved".to_owned())
+        ]
+    );
+    let table = sb.berth_ok(&repo, &["review", "status"]);
+    assert!(table.contains("unreadable"), "{table}");
+
+    let out = as_reviewer(&sb, &repo, "rev", &reviewer, &["approve", "task", "--json"]);
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let given: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(given["replaced"], serde_json::Value::Null);
+    let text = verdict_in_git(&sb, &repo).unwrap();
+    assert_eq!(field(&text, "commit"), head);
+    let status = sb.berth_json(&repo, &["review", "status", "task", "--json"]);
+    assert_eq!(status["reviews"][0]["review"], "approved");
+}

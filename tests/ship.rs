@@ -107,7 +107,8 @@ fn a_squash_lands_one_commit_listing_the_subjects_and_removes_worktree_and_branc
     assert_eq!(sb.rev(&repo, "main^"), old, "one commit on the old tip");
     assert_eq!(
         sb.git(&repo, &["log", "-1", "--format=%B", "main"]),
-        "berth/auth\n\n- change auth.rs\n- change docs/auth.md\n\n"
+        "change auth.rs\n\n- change auth.rs\n- change docs/auth.md\n\n",
+        "the first commit's subject, then every subject"
     );
     assert_eq!(
         sb.git(&repo, &["log", "-1", "--format=%an <%ae>", "main"])
@@ -482,18 +483,47 @@ fn all_approved_lands_the_worktrees_that_overlap_no_other_first_and_a_dry_run_ch
     let objects = sb.git(&repo, &["count-objects"]);
 
     let (out, plan) = ship_json(&sb, &repo, &["--all-approved", "--dry-run"]);
-    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
     assert_eq!(plan["order"], serde_json::json!(["c", "a", "b"]));
     assert_eq!(
         plan["forecast"],
         serde_json::json!([{"worktrees": ["a", "b"], "file": "shared.txt"}])
     );
+    // Landed in that order, b would meet a's change: foretold as the real run meets it.
+    let foretold: Vec<(&str, &str)> = plan["worktrees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["name"].as_str().unwrap(), w["outcome"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        foretold,
+        [("c", "would land"), ("a", "would land"), ("b", "refused")]
+    );
+    assert_eq!(
+        outcome(&plan, "b")["conflicts"],
+        serde_json::json!(["shared.txt"])
+    );
+    let main = sb.rev(&repo, "main");
+    assert_eq!(outcome(&plan, "c")["old_tip"], main.as_str());
+    assert_ne!(
+        outcome(&plan, "a")["old_tip"],
+        main.as_str(),
+        "a would land on c's landing"
+    );
+    assert_eq!(
+        (&plan["landed"], &plan["would_land"], &plan["refused"]),
+        (
+            &serde_json::json!(0),
+            &serde_json::json!(2),
+            &serde_json::json!(1)
+        ),
+        "nothing landed"
+    );
     assert!(
-        plan["worktrees"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|w| w["outcome"] == "would land")
+        stderr(&out).contains("1 of 3 worktree(s) would not land: b"),
+        "{}",
+        outputs(&out)
     );
     assert_eq!(sb.state(&repo), before, "a dry run changes nothing");
     assert_eq!(
@@ -501,7 +531,7 @@ fn all_approved_lands_the_worktrees_that_overlap_no_other_first_and_a_dry_run_ch
         objects,
         "and writes no object"
     );
-    let text = sb.berth_ok(&repo, &["ship", "--all-approved", "--dry-run"]);
+    let text = common::stdout(&sb.berth(&repo, &["ship", "--all-approved", "--dry-run"]));
     assert!(
         text.contains("conflict forecast: a and b in shared.txt"),
         "{text}"
@@ -977,4 +1007,73 @@ fn a_landed_worktree_where_an_agent_still_runs_stays_until_the_agent_ends() {
     sb.berth_ok(&repo, &["remove", "--delete-branch", "busy"]);
     assert!(!wt.exists());
     assert!(!sb.has_branch(&repo, "feat/busy"));
+}
+
+#[test]
+fn a_corrupt_landing_log_stops_ship_before_the_trunk_moves() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "fn login() {}\n", &reviewer);
+    let log = sb.common_dir(&repo).join("berth").join("landings.toml");
+    for corrupt in ["", "[[landing]]\nworktree = \"old\"\n"] {
+        std::fs::write(&log, corrupt).unwrap();
+        let old = sb.rev(&repo, "main");
+
+        let out = sb.berth(&repo, &["ship", "auth", "--gate", "true"]);
+
+        assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("corrupt landing log {}", log.display())),
+            "{err}"
+        );
+        assert_eq!(sb.rev(&repo, "main"), old, "the trunk did not move");
+        assert!(wt.exists(), "the worktree stays");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), corrupt);
+    }
+}
+
+#[test]
+fn a_passed_gates_log_is_kept_and_the_scratch_worktree_is_not_announced() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "auth.rs", "fn login() {}\n", &reviewer);
+
+    let out = sb.berth(&repo, &["ship", "auth", "--gate", "echo gate-said-this"]);
+
+    assert!(out.status.success(), "{}", outputs(&out));
+    let err = stderr(&out);
+    assert!(!err.contains("created worktree"), "{err}");
+    let log = err
+        .split("(log: ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no log named: {err}"));
+    assert_eq!(
+        std::fs::read_to_string(log).unwrap(),
+        "gate-said-this\n",
+        "the log stderr named is there after the gate passed"
+    );
+}
+
+#[test]
+fn ship_message_names_the_landing_commit_and_a_fast_forward_refuses_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "auth.rs", "fn login() {}\n", &reviewer);
+
+    let err = sb.berth_err(&repo, &["ship", "auth", "--strategy", "ff", "-m", "x"]);
+    assert!(err.contains("a fast-forward makes none"), "{err}");
+
+    sb.berth_ok(
+        &repo,
+        &["ship", "auth", "--message", "Add login\n\nWith a body.\n\n"],
+    );
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%B", "main"]),
+        "Add login\n\nWith a body.\n\n"
+    );
 }

@@ -47,6 +47,7 @@ impl AddArgs {
             branch: self.branch.clone(),
             no_reuse: self.no_reuse,
             no_setup: self.no_setup,
+            quiet: false,
         }
     }
 }

@@ -187,11 +187,9 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
 /// Where the review of `branch` stands against its tip now (a verdict is bound to the branch, so
 /// this needs no checkout).
 fn review_of(repo: &gix::Repository, branch: &str) -> Option<review::State> {
-    let verdict = review::read(repo, branch).ok()?;
-    Some(review::judge(
-        verdict.as_ref(),
-        graph::branch_tip(repo, branch),
-    ))
+    review::standing(repo, branch, graph::branch_tip(repo, branch))
+        .ok()
+        .map(|(state, _)| state)
 }
 
 /// Each entry's live state, looked up in parallel: opening a worktree and walking its files is

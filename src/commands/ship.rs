@@ -31,6 +31,15 @@ pub struct ShipArgs {
     /// Keep the worktree, its branch and its ports after it landed
     #[arg(long)]
     pub keep: bool,
+    /// The landing commit's message [default: squash: the first commit's subject and every
+    /// commit's subject listed; merge: "Merge branch ..."]
+    #[arg(
+        long,
+        short = 'm',
+        value_name = "TEXT",
+        conflicts_with = "all_approved"
+    )]
+    pub message: Option<String>,
     /// Print what would land, in which order, and the conflicts forecast; change nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -40,7 +49,8 @@ pub struct ShipArgs {
     /// Print the landing log instead (as `git berth log`)
     #[arg(long, conflicts_with_all = ["names", "all_approved", "dry_run", "push"])]
     pub history: bool,
-    /// Print JSON: {"trunk", "dry_run", "order", "forecast", "worktrees": [...], "landed", "refused"}
+    /// Print JSON: {"trunk", "dry_run", "order", "forecast", "worktrees": [...], "landed",
+    /// "would_land", "refused"}
     #[arg(long)]
     pub json: bool,
 }
@@ -66,6 +76,12 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
     if args.history {
         return log::print(ctx, args.json, out);
     }
+    if args.message.is_some() && matches!(args.strategy, StrategyArg::Ff) {
+        return Err(error::refuse_with_hint(
+            "--message names the landing commit, and a fast-forward makes none",
+            "land it as one commit with that message: add --strategy squash",
+        ));
+    }
     let request = Request {
         names: args.names.clone(),
         all_approved: args.all_approved,
@@ -73,6 +89,7 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
         gate: args.gate.clone(),
         keep: args.keep,
         dry_run: args.dry_run,
+        message: args.message.clone(),
     };
     let report = ship::ship(ctx, &request)?;
     if args.json {
@@ -97,8 +114,13 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
             .filter(|w| w.outcome == "refused")
             .map(|w| w.name.as_str())
             .collect();
+        let not = if report.dry_run {
+            "would not land"
+        } else {
+            "not landed"
+        };
         return Err(error::refuse(format!(
-            "{} of {} worktree(s) not landed: {}",
+            "{} of {} worktree(s) {not}: {}",
             report.refused,
             report.worktrees.len(),
             refused.join(", ")

@@ -134,17 +134,8 @@ fn read_trust(path: &Path) -> Result<TrustFile> {
     let Some(text) = statefile::read_text(path, "trust file")? else {
         return Ok(TrustFile::default());
     };
-    let corrupt = |reason: &str| statefile::corrupt(path, "trust file", reason);
-    let file: TrustFile =
-        toml::from_str(&text).map_err(|e| corrupt(&statefile::toml_reason(&text, &e)))?;
-    if file.version > TRUST_VERSION {
-        return Err(corrupt(&format!(
-            "format version {} is newer than this {} understands ({TRUST_VERSION})",
-            file.version,
-            names::TOOL
-        )));
-    }
-    Ok(file)
+    statefile::parse(&text, TRUST_VERSION)
+        .map_err(|reason| statefile::corrupt(path, "trust file", &reason))
 }
 
 #[cfg(test)]

@@ -147,17 +147,8 @@ fn load(path: &Path) -> Result<File> {
     let Some(text) = statefile::read_text(path, "landing log")? else {
         return Ok(File::default());
     };
-    let corrupt = |reason: &str| statefile::corrupt(path, "landing log", reason);
-    let file: File =
-        toml::from_str(&text).map_err(|e| corrupt(&statefile::toml_reason(&text, &e)))?;
-    if file.version > FORMAT_VERSION {
-        return Err(corrupt(&format!(
-            "format version {} is newer than this {} understands ({FORMAT_VERSION})",
-            file.version,
-            names::TOOL
-        )));
-    }
-    Ok(file)
+    statefile::parse(&text, FORMAT_VERSION)
+        .map_err(|reason| statefile::corrupt(path, "landing log", &reason))
 }
 
 #[cfg(test)]

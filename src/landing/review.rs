@@ -27,6 +27,9 @@ pub enum State {
     Rejected,
     /// A verdict given for another commit: the branch moved since. Not an approval.
     Stale,
+    /// A verdict berth cannot read (its blob does not parse). Not an approval; a new verdict
+    /// replaces it.
+    Unreadable,
 }
 
 impl State {
@@ -36,6 +39,7 @@ impl State {
             State::Approved => "approved",
             State::Rejected => "rejected",
             State::Stale => "stale",
+            State::Unreadable => "unreadable",
         }
     }
 
@@ -44,7 +48,7 @@ impl State {
         use crate::render::Paint;
         match self {
             State::Approved => Paint::Green,
-            State::Rejected => Paint::Red,
+            State::Rejected | State::Unreadable => Paint::Red,
             State::Stale | State::Unreviewed => Paint::Yellow,
         }
     }
@@ -139,25 +143,50 @@ pub fn judge(verdict: Option<&Verdict>, head: Option<gix::ObjectId>) -> State {
     }
 }
 
-/// The verdict kept for `branch`, with the object its ref points at.
-fn load(repo: &gix::Repository, branch: &str) -> Result<Option<(gix::ObjectId, Verdict)>> {
-    let name = refs::review_ref(branch);
-    let Some(id) = refs::target(repo, &name)? else {
+/// What `branch`'s review ref points at, and the verdict read from it: `None` beside the object
+/// when it is not a verdict berth can read.
+fn kept(repo: &gix::Repository, branch: &str) -> Result<Option<(gix::ObjectId, Option<Verdict>)>> {
+    let Some(id) = refs::target(repo, &refs::review_ref(branch))? else {
         return Ok(None);
     };
-    let unreadable = || {
-        refuse_with_hint(
-            format!("the review verdict {name} is not one berth can read"),
-            format!(
-                "see it with: git cat-file -p {name}; give a new one with {} review approve|reject",
-                names::TOOL
-            ),
-        )
-    };
-    let bytes = refs::read_blob(repo, id).map_err(|_| unreadable())?;
-    let text = String::from_utf8(bytes).map_err(|_| unreadable())?;
-    let verdict = Verdict::parse(&text).ok_or_else(unreadable)?;
+    let verdict = refs::read_blob(repo, id)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| Verdict::parse(&text));
     Ok(Some((id, verdict)))
+}
+
+/// The verdict kept for `branch`, with the object its ref points at; one that cannot be read is
+/// an error naming its ref.
+fn load(repo: &gix::Repository, branch: &str) -> Result<Option<(gix::ObjectId, Verdict)>> {
+    match kept(repo, branch)? {
+        None => Ok(None),
+        Some((id, Some(verdict))) => Ok(Some((id, verdict))),
+        Some((_, None)) => {
+            let name = refs::review_ref(branch);
+            Err(refuse_with_hint(
+                format!("the review verdict {name} is not one berth can read"),
+                format!(
+                    "see it with: git cat-file -p {name}; give a new one with {} review approve|reject",
+                    names::TOOL
+                ),
+            ))
+        }
+    }
+}
+
+/// Where the review of `branch` stands when its head is `head`, and the verdict it stands on;
+/// a verdict that cannot be read is `unreadable`, not an error, so one bad blob spoils one row.
+pub fn standing(
+    repo: &gix::Repository,
+    branch: &str,
+    head: Option<gix::ObjectId>,
+) -> Result<(State, Option<Verdict>)> {
+    Ok(match kept(repo, branch)? {
+        None => (State::Unreviewed, None),
+        Some((_, None)) => (State::Unreadable, None),
+        Some((_, Some(verdict))) => (judge(Some(&verdict), head), Some(verdict)),
+    })
 }
 
 /// The verdict kept for `branch`, if any.
@@ -275,7 +304,9 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
         && git::config::open(&entry.path)
             .and_then(|repo| git::status::is_dirty(&repo))
             .unwrap_or(false);
-    let seen = load(&ctx.repo, &record.branch)?;
+    // An unreadable verdict is replaced like any other: seen by its object, so a verdict
+    // written meanwhile is still not overwritten unseen.
+    let seen = kept(&ctx.repo, &record.branch)?;
     // Tests stop here, the verdict seen and not yet replaced, to record another one meanwhile.
     worktree::test_pause("BERTH_TEST_PAUSE_REVIEW_MS");
     let verdict = Verdict {
@@ -298,7 +329,7 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
         branch: record.branch.clone(),
         review: judge(Some(&verdict), Some(head)),
         verdict,
-        replaced: seen.map(|(_, v)| v),
+        replaced: seen.and_then(|(_, v)| v),
         dirty,
     })
 }
@@ -313,7 +344,7 @@ fn head_of(repo: &gix::Repository, record: &Record) -> Option<gix::ObjectId> {
 pub struct Row {
     pub name: String,
     pub branch: String,
-    /// `unreviewed`, `approved`, `rejected` or `stale`.
+    /// `unreviewed`, `approved`, `rejected`, `stale` or `unreadable`.
     pub review: State,
     /// The commit the branch points to now; null when the branch is gone.
     pub head: Option<String>,
@@ -341,11 +372,11 @@ pub fn overview(ctx: &Context, name: Option<&str>) -> Result<Overview> {
     let mut reviews = Vec::with_capacity(records.len());
     for record in &records {
         let head = head_of(&ctx.repo, record);
-        let verdict = read(&ctx.repo, &record.branch)?;
+        let (review, verdict) = standing(&ctx.repo, &record.branch, head)?;
         reviews.push(Row {
             name: record.name.clone(),
             branch: record.branch.clone(),
-            review: judge(verdict.as_ref(), head),
+            review,
             head: head.map(|id| id.to_string()),
             verdict,
         });

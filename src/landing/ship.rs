@@ -39,6 +39,8 @@ pub struct Request {
     /// Keep the worktree, its branch and its port block after landing.
     pub keep: bool,
     pub dry_run: bool,
+    /// The landing commit's message (`--message`), instead of the one made from the branch.
+    pub message: Option<String>,
 }
 
 /// What `ship --json` prints.
@@ -51,7 +53,9 @@ pub struct Report {
     /// Pairs of candidates whose changes conflict with each other.
     pub forecast: Vec<Forecast>,
     pub worktrees: Vec<Outcome>,
+    /// How many landed: always 0 in a dry run, which counts `would_land` instead.
     pub landed: usize,
+    pub would_land: usize,
     pub refused: usize,
 }
 
@@ -120,6 +124,9 @@ pub fn ship(ctx: &Context, request: &Request) -> Result<Report> {
     if !request.dry_run {
         clear_killed(ctx)?;
     }
+    // A landing is logged after the trunk moves: a log that cannot take it stops the ship now,
+    // before anything lands, not after.
+    log::read(&ctx.common_dir)?;
     let names = chosen(ctx, request)?;
     let (order, forecast) = order(ctx, &trunk, names, request.all_approved)?;
     let gate = configured_gate(ctx, request);
@@ -130,14 +137,21 @@ pub fn ship(ctx: &Context, request: &Request) -> Result<Report> {
         forecast,
         worktrees: Vec::new(),
         landed: 0,
+        would_land: 0,
         refused: 0,
     };
+    // A dry run lands each candidate on the trunk as the one before it left it, in memory, so
+    // what conflicts with an earlier landing is foretold as a refusal, as the real run meets it.
+    let mut dry = request.dry_run.then(|| DryRun {
+        repo: ctx.repo.clone().with_object_memory(),
+        tip: None,
+    });
     for name in &order {
-        let outcome = land_one(ctx, &trunk, name, request, &gate);
-        if outcome.outcome == "refused" {
-            report.refused += 1;
-        } else {
-            report.landed += 1;
+        let outcome = land_one(ctx, &trunk, name, request, &gate, dry.as_mut());
+        match outcome.outcome {
+            "landed" => report.landed += 1,
+            "would land" => report.would_land += 1,
+            _ => report.refused += 1,
         }
         report.worktrees.push(outcome);
     }
@@ -156,7 +170,9 @@ fn chosen(ctx: &Context, request: &Request) -> Result<Vec<String>> {
             let Some(head) = graph::branch_tip(&ctx.repo, &record.branch) else {
                 continue;
             };
-            if review::state(&ctx.repo, &record.branch, head)?.0 == review::State::Approved {
+            // An unreadable verdict is not an approval, and no reason to land none of the rest.
+            if review::standing(&ctx.repo, &record.branch, Some(head))?.0 == review::State::Approved
+            {
                 names.push(record.name.clone());
             }
         }
@@ -288,8 +304,22 @@ fn configured_gate(ctx: &Context, request: &Request) -> Gate {
     Gate::FromHook
 }
 
+/// A dry run's trunk: the repository whose new objects stay in memory, and the trunk's tip after
+/// the candidates that would land so far (`None` until one would).
+struct DryRun {
+    repo: gix::Repository,
+    tip: Option<gix::ObjectId>,
+}
+
 /// Land one worktree, or say why not.
-fn land_one(ctx: &Context, trunk: &str, name: &str, request: &Request, gate: &Gate) -> Outcome {
+fn land_one(
+    ctx: &Context,
+    trunk: &str,
+    name: &str,
+    request: &Request,
+    gate: &Gate,
+    dry: Option<&mut DryRun>,
+) -> Outcome {
     let registry = match Store::new(ctx.state_dir()).load() {
         Ok(r) => r,
         Err(err) => return failed(name, "", request.strategy, &err),
@@ -303,7 +333,7 @@ fn land_one(ctx: &Context, trunk: &str, name: &str, request: &Request, gate: &Ga
         );
     };
     let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
-    match try_land(ctx, trunk, &record, request, gate, &mut outcome) {
+    match try_land(ctx, trunk, &record, request, gate, dry, &mut outcome) {
         Ok(()) => outcome,
         Err(err) => refused(outcome, &err),
     }
@@ -330,6 +360,7 @@ fn try_land(
     record: &crate::registry::Record,
     request: &Request,
     gate: &Gate,
+    mut dry: Option<&mut DryRun>,
     outcome: &mut Outcome,
 ) -> Result<()> {
     let name = &record.name;
@@ -354,24 +385,25 @@ fn try_land(
     }
     for attempt in 1..=MAX_ATTEMPTS {
         outcome.attempts = attempt;
-        let tip = graph::branch_tip(&ctx.repo, trunk).ok_or_else(|| {
-            refuse_with_hint(
-                format!("the trunk '{trunk}' does not exist"),
-                format!(
-                    "set the trunk with git config {} <branch>",
-                    names::config::TRUNK
-                ),
-            )
-        })?;
-        let message = message(&ctx.repo, request.strategy, branch, trunk, tip, head)?;
-        let built = land::build(
-            &ctx.repo,
-            tip,
-            head,
-            request.strategy,
-            &message,
-            !request.dry_run,
-        )?;
+        let simulated = dry.as_ref().and_then(|d| d.tip);
+        let repo = dry.as_ref().map_or(&ctx.repo, |d| &d.repo);
+        let tip = simulated
+            .or_else(|| graph::branch_tip(&ctx.repo, trunk))
+            .ok_or_else(|| {
+                refuse_with_hint(
+                    format!("the trunk '{trunk}' does not exist"),
+                    format!(
+                        "set the trunk with git config {} <branch>",
+                        names::config::TRUNK
+                    ),
+                )
+            })?;
+        let message = match &request.message {
+            Some(given) => given_message(given),
+            None => message(repo, request.strategy, branch, trunk, tip, head)?,
+        };
+        // A dry run's candidate is written to its memory, where the next one is built on it.
+        let built = land::build(repo, tip, head, request.strategy, &message, true)?;
         if let Built::Conflicts(files) = &built
             && !request.dry_run
         {
@@ -379,7 +411,8 @@ fn try_land(
         }
         let candidate = accept(name, branch, trunk, request.strategy, built, outcome)?;
         outcome.old_tip = Some(tip.to_string());
-        if request.dry_run {
+        if let Some(dry) = dry.as_mut() {
+            dry.tip = Some(candidate);
             outcome.outcome = "would land";
             return Ok(());
         }
@@ -490,8 +523,8 @@ fn worktree_checkout(
     Ok(repo)
 }
 
-/// The candidate's commit message: squash lists the branch's commit subjects under the only
-/// commit's subject (or the branch's name when there are several); merge says what it merged.
+/// The candidate's commit message: squash lists the branch's commit subjects under the first
+/// commit's subject; merge says what it merged.
 fn message(
     repo: &gix::Repository,
     strategy: Strategy,
@@ -514,12 +547,14 @@ fn message(
     }
 }
 
-/// `<subject or branch>`, a blank line, then `- <subject>` for each commit, oldest first. Pure.
+/// The first commit's subject (the branch's name when it has none), a blank line, then
+/// `- <subject>` for each commit, oldest first: the work's first step usually says what it is
+/// for, which the branch's bare name does not. Pure.
 pub fn squash_message(branch: &str, subjects: &[String]) -> String {
-    let title = match subjects {
-        [only] => only.clone(),
-        _ => branch.to_owned(),
-    };
+    let title = subjects
+        .first()
+        .filter(|s| !s.trim().is_empty())
+        .map_or(branch, String::as_str);
     let mut text = format!("{title}\n");
     if !subjects.is_empty() {
         text.push('\n');
@@ -528,6 +563,12 @@ pub fn squash_message(branch: &str, subjects: &[String]) -> String {
         }
     }
     text
+}
+
+/// `--message` as the commit's message: trailing blank lines trimmed, ended by one newline, as
+/// `git commit -m` leaves it. Pure.
+pub fn given_message(text: &str) -> String {
+    format!("{}\n", text.trim_end())
 }
 
 /// The candidate's commit, or the refusal for what building it found.
@@ -651,6 +692,7 @@ fn run_gate(
             branch: None,
             no_reuse: true,
             no_setup: false,
+            quiet: true,
         },
     );
     let result = added.and_then(|added| {
@@ -684,12 +726,9 @@ fn run_gate(
         hooks::run(&logged, &added.path, &env, timeout)
     });
     remove_scratch(ctx, &scratch);
+    keep_newest_logs(&logs, names::GATE_LOGS_KEPT);
     match result {
-        Ok(()) => {
-            // A passed gate's output is kept only while it runs; a failed one's is the answer.
-            let _ = std::fs::remove_file(&log);
-            Ok("passed")
-        }
+        Ok(()) => Ok("passed"),
         Err(err) => {
             outcome.gate = "failed";
             outcome.gate_log = Some(log.clone());
@@ -712,6 +751,25 @@ fn run_gate(
                 ),
             ))
         }
+    }
+}
+
+/// Remove all but the newest `keep` gate logs in `dir` (by modification time), so that the folder
+/// does not grow with every landing. Best effort: a log that cannot be removed stays.
+fn keep_newest_logs(dir: &std::path::Path, keep: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut logs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|ext| ext == "log"))
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    logs.sort();
+    let excess = logs.len().saturating_sub(keep);
+    for (_, path) in logs.into_iter().take(excess) {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -836,6 +894,8 @@ fn commit_landing(
 ) -> Result<Committed> {
     let lock = ship_lock(ctx)?;
     recover_locked(ctx)?;
+    // Again under the lock: the log may have gone bad while the gate ran.
+    log::read(&ctx.common_dir)?;
     let trunk = &landing.trunk;
     let now = graph::branch_tip(&ctx.repo, trunk);
     if now != Some(tip) {
@@ -1119,15 +1179,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_squash_of_one_commit_keeps_its_subject_and_of_several_is_named_after_the_branch() {
+    fn a_squash_takes_its_first_commits_subject_and_lists_every_subject() {
         assert_eq!(
             squash_message("berth/a", &["Add login".to_owned()]),
             "Add login\n\n- Add login\n"
         );
         assert_eq!(
             squash_message("berth/a", &["one".to_owned(), "two".to_owned()]),
-            "berth/a\n\n- one\n- two\n"
+            "one\n\n- one\n- two\n"
         );
+        assert_eq!(squash_message("berth/a", &[]), "berth/a\n");
+    }
+
+    #[test]
+    fn a_given_message_ends_with_one_newline_and_keeps_its_lines() {
+        assert_eq!(given_message("Land it"), "Land it\n");
+        assert_eq!(given_message("Title\n\nbody\n\n"), "Title\n\nbody\n");
+    }
+
+    #[test]
+    fn only_the_newest_gate_logs_are_kept_and_other_files_stay() {
+        let dir = std::env::temp_dir().join(format!("berth-gate-logs-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let epoch = std::time::UNIX_EPOCH;
+        for n in 0..5u64 {
+            let file = std::fs::File::create(dir.join(format!("w-{n}.log"))).unwrap();
+            // Named against their age, so that the order kept is the time's, not the name's.
+            file.set_modified(epoch + std::time::Duration::from_secs(1_000 - n))
+                .unwrap();
+        }
+        std::fs::write(dir.join("landing.toml"), "").unwrap();
+        keep_newest_logs(&dir, 2);
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["landing.toml", "w-0.log", "w-1.log"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct AddRequest {
     pub no_reuse: bool,
     /// Leave seeding and the setup hook for a later `setup`.
     pub no_setup: bool,
+    /// Say nothing of the creation: the caller names the worktree its own way (ship's scratch
+    /// worktree, which is not the user's).
+    pub quiet: bool,
 }
 
 /// What was made or reused (`add --json` prints it).
@@ -90,13 +93,15 @@ pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
     let record = make(ctx, &mut locked, record, &plan)?;
     drop(locked);
-    eprintln!(
-        "created worktree '{}' on branch {} from {} ({})",
-        args.name,
-        plan.branch,
-        plan.base_ref,
-        git::short(&plan.base_commit.to_string())
-    );
+    if !args.quiet {
+        eprintln!(
+            "created worktree '{}' on branch {} from {} ({})",
+            args.name,
+            plan.branch,
+            plan.base_ref,
+            git::short(&plan.base_commit.to_string())
+        );
+    }
     let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
     git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &record.path, head)?;
     if !args.no_setup {

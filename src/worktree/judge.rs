@@ -16,12 +16,9 @@ use crate::session::{self, Hold};
 pub enum Verdict {
     Remove,
     Locked(String),
-    /// An agent berth launched still runs in it (its name, and how to stop it): a live claim
-    /// that `--force` does not override, since its process works in the folder.
-    Agent {
-        name: String,
-        stop: String,
-    },
+    /// Agents berth launched still run in it (each one's name, and how to stop it): a live
+    /// claim that `--force` does not override, since their processes work in the folder.
+    Agents(Vec<(String, String)>),
     Inside,
     Claimed(String),
     /// Its folder is there but is no checkout git can read (why, in words): nothing in it can be
@@ -40,8 +37,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub locked: Option<String>,
-    /// A live agent berth launched works in it: its name, and how to stop it.
-    pub agent: Option<(String, String)>,
+    /// The live agents berth launched that work in it: each one's name, and how to stop it.
+    pub agents: Vec<(String, String)>,
     pub inside: bool,
     /// Another session that holds a live claim.
     pub claimed_by: Option<String>,
@@ -61,7 +58,7 @@ pub fn reasons(facts: &Facts) -> Vec<String> {
     if facts.locked.is_some() {
         out.push("locked".to_owned());
     }
-    if let Some((name, _)) = &facts.agent {
+    for (name, _) in &facts.agents {
         out.push(format!("agent {name} running"));
     }
     if facts.inside {
@@ -87,11 +84,8 @@ pub fn verdict(facts: &Facts, force: bool) -> Verdict {
     if let Some(reason) = &facts.locked {
         return Verdict::Locked(reason.clone());
     }
-    if let Some((name, stop)) = &facts.agent {
-        return Verdict::Agent {
-            name: name.clone(),
-            stop: stop.clone(),
-        };
+    if !facts.agents.is_empty() {
+        return Verdict::Agents(facts.agents.clone());
     }
     if facts.inside {
         return Verdict::Inside;
@@ -176,7 +170,7 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
             .as_deref()
             .is_some_and(|cur| cur == entry.path.as_path()),
         claimed_by,
-        agent: live_agent(&judge.agents, &entry.path),
+        agents: live_agents(&judge.agents, &entry.path),
         branch: record.branch.clone(),
         deletes_given_branch: record.branch_given
             && scope
@@ -225,23 +219,35 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
     Ok(facts)
 }
 
-/// The live agent that works in the worktree at `path`, and how to stop it.
+/// A live agent that works in the worktree at `path` (the first of [`live_agents`]).
 pub fn live_agent(
     agents: &[crate::registry::Agent],
     path: &std::path::Path,
 ) -> Option<(String, String)> {
+    live_agents(agents, path).into_iter().next()
+}
+
+/// Every live agent that works in the worktree at `path`, and how to stop each: a refusal that
+/// named one would send the user back for the next.
+pub fn live_agents(
+    agents: &[crate::registry::Agent],
+    path: &std::path::Path,
+) -> Vec<(String, String)> {
     let path = crate::paths::real_or_same(path);
-    let agent = agents
+    agents
         .iter()
-        .find(|a| crate::paths::real_or_same(&a.worktree) == path && a.alive())?;
-    let stop = match (agent.backend.as_str(), &agent.pane, &agent.socket) {
-        ("tmux", Some(pane), Some(socket)) => {
-            format!("tmux -S {} kill-pane -t {pane}", socket.display())
-        }
-        ("herdr", Some(pane), _) => format!("herdr pane close {pane}"),
-        _ => format!("kill {}", agent.pid.unwrap_or_default()),
-    };
-    Some((agent.name.clone(), stop))
+        .filter(|a| crate::paths::real_or_same(&a.worktree) == path && a.alive())
+        .map(|agent| {
+            let stop = match (agent.backend.as_str(), &agent.pane, &agent.socket) {
+                ("tmux", Some(pane), Some(socket)) => {
+                    format!("tmux -S {} kill-pane -t {pane}", socket.display())
+                }
+                ("herdr", Some(pane), _) => format!("herdr pane close {pane}"),
+                _ => format!("kill {}", agent.pid.unwrap_or_default()),
+            };
+            (agent.name.clone(), stop)
+        })
+        .collect()
 }
 
 /// Why a folder that is there is no checkout git can read.
@@ -268,12 +274,30 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
                 entry.path.display()
             ),
         ),
-        Verdict::Agent { name: agent, stop } => (
-            format!("worktree '{name}' is where agent '{agent}' still runs"),
-            format!(
-                "end the agent first (or stop it: {stop}), then remove the worktree; --force does not override a running agent"
-            ),
-        ),
+        Verdict::Agents(agents) => {
+            let names: Vec<String> = agents.iter().map(|(a, _)| format!("'{a}'")).collect();
+            let stop = agents
+                .iter()
+                .map(|(_, stop)| stop.as_str())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let (who, runs, them) = match names.as_slice() {
+                [one] => (format!("agent {one}"), "runs", "it"),
+                [rest @ .., last] => (
+                    format!("agents {} and {last}", rest.join(", ")),
+                    "run",
+                    "them",
+                ),
+                [] => (String::new(), "runs", "it"),
+            };
+            (
+                format!("worktree '{name}' is where {who} still {runs}"),
+                format!(
+                    "end the {} first (or stop {them}: {stop}), then remove the worktree; --force does not override a running agent",
+                    if agents.len() == 1 { "agent" } else { "agents" }
+                ),
+            )
+        }
         Verdict::Inside => (
             format!("worktree '{name}' is the one you are in"),
             match &ctx.primary {
@@ -436,14 +460,11 @@ mod tests {
     #[test]
     fn a_running_agent_keeps_its_worktree_even_when_forced() {
         let facts = Facts {
-            agent: Some(("alpha".into(), "kill 7".into())),
+            agents: vec![("alpha".into(), "kill 7".into())],
             dirty: true,
             ..clean()
         };
-        let running = Verdict::Agent {
-            name: "alpha".into(),
-            stop: "kill 7".into(),
-        };
+        let running = Verdict::Agents(vec![("alpha".into(), "kill 7".into())]);
         assert_eq!(verdict(&facts, false), running);
         assert_eq!(verdict(&facts, true), running);
         assert_eq!(reasons(&facts), ["agent alpha running", "dirty"]);
