@@ -605,6 +605,12 @@ fn keep_leaves_the_worktree_and_a_primary_on_another_branch_is_left_alone() {
     assert!(out.status.success(), "{}", outputs(&out));
     assert_eq!(outcome(&report, "kept")["kept"], "--keep");
     assert!(wt.join("k.txt").exists());
+    // Its verdict went with the landing; what it holds is on the trunk: landed, not unreviewed.
+    assert_eq!(sb.list_row(&repo, "kept")["review"], "landed");
+    let status = sb.berth_json(&repo, &["review", "status", "kept", "--json"]);
+    assert_eq!(status["reviews"][0]["review"], "landed");
+    let table = sb.berth_ok(&repo, &["list"]);
+    assert!(table.contains("landed"), "{table}");
     assert_eq!(sb.git(&repo, &["show", "main:k.txt"]), "k\n");
     assert!(
         !repo.join("k.txt").exists(),
@@ -612,6 +618,13 @@ fn keep_leaves_the_worktree_and_a_primary_on_another_branch_is_left_alone() {
     );
     assert_eq!(sb.git(&repo, &["branch", "--show-current"]).trim(), "side");
     assert_eq!(sb.status(&repo), "");
+
+    sb.commit_file(&wt, "k2.txt", "more\n");
+    assert_eq!(
+        sb.list_row(&repo, "kept")["review"],
+        "unreviewed",
+        "a commit after the landing is new work"
+    );
 
     // The trunk checked out in a linked worktree would not be brought along: refused.
     let other = sb.root.join("on-main");

@@ -149,6 +149,8 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let trunk = args.full.then(|| ctx.trunk());
     let mut rows = rows(ctx.current.as_deref(), &entries, trunk.as_deref());
     let mut mine = HashSet::new();
+    // Only to tell a kept landed worktree from an unreviewed one: no reason to fail the list.
+    let landings = crate::landing::log::read(&ctx.common_dir).unwrap_or_default();
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = &entry.record {
             let hold = session::hold(record.claim.as_ref(), &me, ttl);
@@ -156,7 +158,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
                 mine.insert(row.name.clone());
             }
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
-            row.review = review_of(&ctx.repo, &record.branch);
+            row.review = review_of(&ctx.repo, &record.branch, &landings);
             row.status = Some(match hold {
                 Hold::Free => Status::Available,
                 Hold::Mine | Hold::Live => Status::Claimed,
@@ -186,8 +188,12 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
 
 /// Where the review of `branch` stands against its tip now (a verdict is bound to the branch, so
 /// this needs no checkout).
-fn review_of(repo: &gix::Repository, branch: &str) -> Option<review::State> {
-    review::standing(repo, branch, graph::branch_tip(repo, branch))
+fn review_of(
+    repo: &gix::Repository,
+    branch: &str,
+    landings: &[crate::landing::log::Landing],
+) -> Option<review::State> {
+    review::standing(repo, branch, graph::branch_tip(repo, branch), landings)
         .ok()
         .map(|(state, _)| state)
 }

@@ -30,6 +30,10 @@ pub struct Landing {
     pub reviewer: String,
     /// `passed`, or `none` when no gate was configured.
     pub gate: String,
+    /// The branch's head that landed, in hex (empty in a landing logged before it was kept):
+    /// a worktree kept after landing is known as landed while its branch is still there.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub head: String,
     /// Seconds since the Unix epoch.
     pub time: u64,
 }
@@ -50,6 +54,14 @@ pub fn path(common_dir: &Path) -> PathBuf {
 /// Every landing, oldest first; none when nothing has landed yet.
 pub fn read(common_dir: &Path) -> Result<Vec<Landing>> {
     Ok(load(&path(common_dir))?.landings)
+}
+
+/// Whether `branch` at `head` is a head that landed, as `landings` log it.
+pub fn landed(landings: &[Landing], branch: &str, head: gix::ObjectId) -> bool {
+    let head = head.to_string();
+    landings
+        .iter()
+        .any(|l| l.branch == branch && l.head == head)
 }
 
 /// Append `landing` under the log's lock.
@@ -165,6 +177,7 @@ mod tests {
             strategy: "squash".into(),
             reviewer: "r".into(),
             gate: "none".into(),
+            head: format!("{:040}", n + 100),
             time: n,
         }
     }

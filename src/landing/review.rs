@@ -30,6 +30,9 @@ pub enum State {
     /// A verdict berth cannot read (its blob does not parse). Not an approval; a new verdict
     /// replaces it.
     Unreadable,
+    /// No verdict, and the head is one `ship` landed (a worktree kept with `--keep`): its
+    /// verdict went with the landing, and its work is on the trunk.
+    Landed,
 }
 
 impl State {
@@ -40,6 +43,7 @@ impl State {
             State::Rejected => "rejected",
             State::Stale => "stale",
             State::Unreadable => "unreadable",
+            State::Landed => "landed",
         }
     }
 
@@ -47,7 +51,7 @@ impl State {
     pub fn paint(self) -> crate::render::Paint {
         use crate::render::Paint;
         match self {
-            State::Approved => Paint::Green,
+            State::Approved | State::Landed => Paint::Green,
             State::Rejected | State::Unreadable => Paint::Red,
             State::Stale | State::Unreviewed => Paint::Yellow,
         }
@@ -177,12 +181,17 @@ fn load(repo: &gix::Repository, branch: &str) -> Result<Option<(gix::ObjectId, V
 
 /// Where the review of `branch` stands when its head is `head`, and the verdict it stands on;
 /// a verdict that cannot be read is `unreadable`, not an error, so one bad blob spoils one row.
+/// A head with no verdict that `landings` log as landed is `landed`.
 pub fn standing(
     repo: &gix::Repository,
     branch: &str,
     head: Option<gix::ObjectId>,
+    landings: &[super::log::Landing],
 ) -> Result<(State, Option<Verdict>)> {
     Ok(match kept(repo, branch)? {
+        None if head.is_some_and(|h| super::log::landed(landings, branch, h)) => {
+            (State::Landed, None)
+        }
         None => (State::Unreviewed, None),
         Some((_, None)) => (State::Unreadable, None),
         Some((_, Some(verdict))) => (judge(Some(&verdict), head), Some(verdict)),
@@ -344,7 +353,7 @@ fn head_of(repo: &gix::Repository, record: &Record) -> Option<gix::ObjectId> {
 pub struct Row {
     pub name: String,
     pub branch: String,
-    /// `unreviewed`, `approved`, `rejected`, `stale` or `unreadable`.
+    /// `unreviewed`, `approved`, `rejected`, `stale`, `unreadable` or `landed`.
     pub review: State,
     /// The commit the branch points to now; null when the branch is gone.
     pub head: Option<String>,
@@ -369,10 +378,12 @@ pub fn overview(ctx: &Context, name: Option<&str>) -> Result<Overview> {
         ],
         None => registry.worktrees.clone(),
     };
+    // Only to tell a landed head from an unreviewed one: a log that cannot be read spoils no row.
+    let landings = super::log::read(&ctx.common_dir).unwrap_or_default();
     let mut reviews = Vec::with_capacity(records.len());
     for record in &records {
         let head = head_of(&ctx.repo, record);
-        let (review, verdict) = standing(&ctx.repo, &record.branch, head)?;
+        let (review, verdict) = standing(&ctx.repo, &record.branch, head, &landings)?;
         reviews.push(Row {
             name: record.name.clone(),
             branch: record.branch.clone(),

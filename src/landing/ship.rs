@@ -171,7 +171,8 @@ fn chosen(ctx: &Context, request: &Request) -> Result<Vec<String>> {
                 continue;
             };
             // An unreadable verdict is not an approval, and no reason to land none of the rest.
-            if review::standing(&ctx.repo, &record.branch, Some(head))?.0 == review::State::Approved
+            if review::standing(&ctx.repo, &record.branch, Some(head), &[])?.0
+                == review::State::Approved
             {
                 names.push(record.name.clone());
             }
@@ -427,6 +428,7 @@ fn try_land(
             strategy: request.strategy.as_str().to_owned(),
             reviewer: verdict.reviewer.clone(),
             gate: outcome.gate.to_owned(),
+            head: head.to_string(),
             time: clock::now(),
         };
         match commit_landing(ctx, &landing, tip, candidate, head, request.keep, outcome)? {
