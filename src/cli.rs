@@ -223,6 +223,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         }
         Command::Completions(args) => match args.output.shell() {
             Some(shell) => commands::completions::run(Cli::command(), shell, out),
+            None if args.output == commands::completions::Output::Agents => {
+                context(cli).and_then(|ctx| commands::completions::agents(&ctx, out))
+            }
             None => context(cli).and_then(|ctx| commands::completions::worktrees(&ctx, out)),
         },
         Command::Master(args) => {

@@ -250,3 +250,77 @@ fn the_zsh_script_parses() {
     let approve = &approve[..approve.find(";;").unwrap()];
     assert!(approve.contains(":_git-berth_worktrees'"), "{approve}");
 }
+
+/// Record agents in `repo`'s registry as berth does when it launches them: each named agent
+/// working in worktree `two`, run by `pid` (a process that has ended stands for a gone agent).
+fn record_agents(sb: &Sandbox, repo: &Path, agents: &[(&str, u32)]) {
+    let path = sb.registry_path(repo);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut text = text.replace("version = 1\n", "version = 2\n");
+    let worktree = sb.list_row(repo, "two")["path"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (name, pid) in agents {
+        let start = berth::process::start_time(*pid).unwrap_or(1);
+        text.push_str(&format!(
+            "\n[[agent]]\nname = \"{name}\"\nlayer = 1\nruntime = \"shell\"\nworktree = \"{worktree}\"\n\
+             branch = \"berth/two\"\nbackend = \"none\"\npid = {pid}\npid_start = {start}\n\
+             session = \"agent-{name}\"\nbase = [\"sh\"]\ncommand = [\"sh\"]\nstarted = 1\n"
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+}
+
+#[test]
+fn send_and_respawn_offer_live_agents_and_layer1_a_runtime_where_one_is_asked() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("repo");
+    sb.add(&repo, &["two"]);
+    let live = common::Agent::spawn();
+    let mut ended = common::Agent::spawn();
+    let ended_pid = ended.pid();
+    ended.kill();
+    record_agents(&sb, &repo, &[("scout", live.pid()), ("gone", ended_pid)]);
+    assert_eq!(sb.berth_ok(&repo, &["completions", "agents"]), "scout\n");
+    // zsh is told the positionals in order, each with its own words.
+    let zsh = script(Shell::Zsh, berth::cli::Cli::command());
+    let layer1 = &zsh[zsh.find("(layer1)").unwrap()..];
+    let layer1 = &layer1[..layer1.find(";;").unwrap()];
+    let (name, branch, runtime) = (
+        layer1.find("':name -- ").unwrap(),
+        layer1.find("':branch -- ").unwrap(),
+        layer1.find("'::runtime -- ").unwrap(),
+    );
+    assert!(name < branch && branch < runtime, "{layer1}");
+    assert!(
+        layer1.contains(":(opencode claude codex pi shell)'"),
+        "{layer1}"
+    );
+    let send = &zsh[zsh.find("(send)").unwrap()..];
+    assert!(
+        send[..send.find(";;").unwrap()].contains(":_git-berth_agents'"),
+        "{send}"
+    );
+
+    let Some(git_completion) = git_bash_completion() else {
+        eprintln!("skipped: git's bash completion is not installed here");
+        return;
+    };
+    let at = |line: &str| complete(&sb, &git_completion, &repo, line);
+    assert_eq!(at("git berth send "), ["scout"]);
+    assert_eq!(at("git berth send scout "), Vec::<String>::new());
+    assert_eq!(at("git berth respawn s"), ["scout"]);
+    assert_eq!(at("git berth layer1 "), ["two"]);
+    assert_eq!(at("git berth layer1 x y c"), ["claude", "codex"]);
+    assert_eq!(
+        at("git berth layer1 --backend tmux x y o"),
+        ["opencode"],
+        "an option's value is no positional"
+    );
+    assert_eq!(at("git berth layer2 x s"), ["shell"]);
+    assert!(
+        at("git berth layer1 x ").iter().all(|w| w != "two"),
+        "a branch is asked"
+    );
+}

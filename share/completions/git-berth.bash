@@ -23,6 +23,7 @@ _git_berth ()
 	list,--status|ls,--status) __gitcomp "available claimed stale" "" "$value"; return ;;
 	ship,--strategy) __gitcomp "squash merge ff" "" "$value"; return ;;
 	ship,--gate) :; return ;;
+	ship,--message) :; return ;;
 	install,--setup) :; return ;;
 	install,--teardown) :; return ;;
 	install,--ports) :; return ;;
@@ -67,7 +68,7 @@ _git_berth ()
 		status,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 		esac ;;
 	prune,--*) __gitcomp "--dry-run --json --session= --help" ;;
-	ship,--*) __gitcomp "--all-approved --strategy= --gate= --keep --dry-run --push --history --json --session= --help" ;;
+	ship,--*) __gitcomp "--all-approved --strategy= --gate= --keep --message= --dry-run --push --history --json --session= --help" ;;
 	log,--*) __gitcomp "--json --session= --help" ;;
 	setup,--*) __gitcomp "--json --session= --help" ;;
 	install,--*) __gitcomp "--setup= --teardown= --ports= --gate= --local --json --session= --help" ;;
@@ -101,11 +102,49 @@ _git_berth ()
 	setup,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	completions,*) __gitcomp "bash zsh fish" ;;
 	master,*) __gitcomp "opencode claude codex pi shell" ;;
-	layer1,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
-	layer2,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
-	spawn,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+	layer1,*)
+		case "$(__git_berth_position "$command" "--prompt --backend --session")" in
+		0) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		2) __gitcomp "opencode claude codex pi shell" ;;
+		esac ;;
+	layer2,*)
+		case "$(__git_berth_position "$command" "--prompt --backend --session")" in
+		0) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		1) __gitcomp "opencode claude codex pi shell" ;;
+		esac ;;
+	spawn,*)
+		case "$(__git_berth_position "$command" "--worktree --runtime --prompt --backend --session")" in
+		0) __gitcomp_nl "$(__git berth completions worktrees)" ;;
+		esac ;;
+	respawn,*) __gitcomp_nl "$(__git berth completions agents)" ;;
+	send,*)
+		case "$(__git_berth_position "$command" "--session")" in
+		0) __gitcomp_nl "$(__git berth completions agents)" ;;
+		esac ;;
+	stop,*) __gitcomp_nl "$(__git berth completions agents)" ;;
 	help,*) __gitcomp "$commands" ;;
 	esac
+}
+
+# The index of the positional word being completed after the command on the line ($1): words
+# that are neither options nor the value of an option given apart (one of $2, `--backend tmux`).
+__git_berth_position ()
+{
+	local i n=0 seen= skip=
+	for ((i = 1; i < cword; i++)); do
+		if [ -z "$seen" ]; then
+			[ "${words[i]}" = "$1" ] && seen=y
+		elif [ -n "$skip" ]; then
+			skip=
+		else
+			case "${words[i]}" in
+			--*=*|-) ;;
+			-*) case " $2 " in *" ${words[i]} "*) skip=y ;; esac ;;
+			*) n=$((n + 1)) ;;
+			esac
+		fi
+	done
+	echo "$n"
 }
 
 # `git-berth <TAB>` as well, through the same helpers, where git's completion is loaded.

@@ -133,13 +133,14 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l strategy -d
 merge\t''
 ff\t''"
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l gate -d 'Command that must pass on the merged result first [default: git config berth.gate, else the gate hook from `install --gate`]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -s m -l message -d 'The landing commit\'s message [default: squash: the first commit\'s subject and every commit\'s subject listed; merge: "Merge branch ..."]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l all-approved -d 'Land every approved worktree, those that overlap no other first'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l keep -d 'Keep the worktree, its branch and its ports after it landed'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l dry-run -d 'Print what would land, in which order, and the conflicts forecast; change nothing'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l push -d 'Then push the trunk to its remote (with the git program)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l history -d 'Print the landing log instead (as `git berth log`)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l json -d 'Print JSON: {"trunk", "dry_run", "order", "forecast", "worktrees": [...], "landed", "refused"}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l json -d 'Print JSON: {"trunk", "dry_run", "order", "forecast", "worktrees": [...], "landed", "would_land", "refused"}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand log" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand log" -l json -d 'Print JSON: {"landings": [{"worktree", "branch", "trunk", "old_tip", "new_tip", "strategy", "reviewer", "gate", "time"}]}'
@@ -237,6 +238,20 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand help" -l session -d 
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -s h -l help -d 'Print help'
 
 # Positional words: worktree names from the registry, commands, values.
+# Whether the word being completed is the positional at index $argv[2] after the command
+# spelled as one of the words of $argv[1]; option words do not count.
+function __fish_git_berth_position
+    set -l seen 0
+    set -l n 0
+    for token in (commandline -opc)[2..-1]
+        if test $seen = 0
+            contains -- $token (string split ' ' -- $argv[1]); and set seen 1
+        else if not string match -q -- '-*' $token
+            set n (math $n + 1)
+        end
+    end
+    test $n = $argv[2]
+end
 complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand release" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand path" -f -a "(git berth completions worktrees 2>/dev/null)"
@@ -245,9 +260,14 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -f -a "(git be
 complete -c git-berth -n "__fish_git_berth_using_subcommand setup" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -f -a "bash zsh fish"
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -f -a "opencode claude codex pi shell"
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer1" -f -a "(git berth completions worktrees 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand layer2" -f -a "(git berth completions worktrees 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand spawn" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1; and __fish_git_berth_position 'layer1' 0" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer1; and __fish_git_berth_position 'layer1' 2" -f -a "opencode claude codex pi shell"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2; and __fish_git_berth_position 'layer2' 0" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand layer2; and __fish_git_berth_position 'layer2' 1" -f -a "opencode claude codex pi shell"
+complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_git_berth_position 'spawn' 0" -f -a "(git berth completions worktrees 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
+complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -1,8 +1,8 @@
 //! `git berth completions bash|zsh|fish`: shell completion scripts made from the clap definition,
 //! so they never lag the command line. The bash one plugs into git's own completion (`git berth
-//! <TAB>` calls `_git_berth`); zsh's and fish's are clap_complete's, with worktree names filled in
-//! at TAB time by `git berth completions worktrees` (a hidden value, not in the help or the
-//! manual), which reads the registry alone: no status, no graph.
+//! <TAB>` calls `_git_berth`); zsh's and fish's are clap_complete's, with worktree and live agent
+//! names filled in at TAB time by `git berth completions worktrees|agents` (hidden values, not in
+//! the help or the manual), which read the registry alone: no status, no graph.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -43,6 +43,9 @@ pub enum Output {
     /// Not a shell: the managed worktrees' names, one a line, which the scripts complete from.
     #[value(hide = true)]
     Worktrees,
+    /// Not a shell: the names of the agents berth launched that still run, one a line.
+    #[value(hide = true)]
+    Agents,
 }
 
 /// The shells a script is written for.
@@ -73,7 +76,7 @@ impl Output {
             Output::Bash => Some(Shell::Bash),
             Output::Zsh => Some(Shell::Zsh),
             Output::Fish => Some(Shell::Fish),
-            Output::Worktrees => None,
+            Output::Worktrees | Output::Agents => None,
         }
     }
 }
@@ -93,6 +96,16 @@ pub fn worktrees(ctx: &Context, out: &mut dyn Write) -> Result<()> {
     Ok(())
 }
 
+/// The names of the live agents berth launched, one a line, for the scripts (`send`, `respawn`).
+pub fn agents(ctx: &Context, out: &mut dyn Write) -> Result<()> {
+    for agent in Store::new(ctx.state_dir()).agents()? {
+        if agent.alive() {
+            writeln!(out, "{}", agent.name)?;
+        }
+    }
+    Ok(())
+}
+
 /// The commands whose name argument is a new worktree's, so existing names are not offered.
 const NEW_NAME: &[&str] = &["add"];
 
@@ -101,6 +114,8 @@ const NEW_NAME: &[&str] = &["add"];
 enum Words {
     /// Names of managed worktrees, asked of `git berth completions worktrees` at TAB time.
     Worktrees,
+    /// Names of live agents, asked of `git berth completions agents` at TAB time.
+    Agents,
     /// The commands of `git berth` (what `help` explains).
     Commands,
     /// The command's own subcommands (`hook worktree-create`).
@@ -122,11 +137,36 @@ fn positional_words(cmd: &Command) -> Option<Words> {
         return Some(Words::Subcommands(subcommands));
     }
     let arg = cmd.get_positionals().find(|a| !a.is_hide_set())?;
-    if matches!(arg.get_id().as_str(), "name" | "names") && !NEW_NAME.contains(&cmd.get_name()) {
-        return Some(Words::Worktrees);
+    arg_words(cmd, arg)
+}
+
+/// The words of each positional of `cmd` in order, when they differ from one position to the
+/// next (`layer1 <name> <branch> [<runtime>]`); empty when the first one's words serve them all.
+fn positions(cmd: &Command) -> Vec<Option<Words>> {
+    if cmd.has_subcommands() || cmd.get_name() == "help" {
+        return Vec::new();
     }
-    let values = possible_values(arg);
-    (!values.is_empty()).then_some(Words::Values(values))
+    let words: Vec<Option<Words>> = cmd
+        .get_positionals()
+        .filter(|a| !a.is_hide_set())
+        .map(|a| arg_words(cmd, a))
+        .collect();
+    if words.windows(2).all(|pair| pair[0] == pair[1]) {
+        return Vec::new();
+    }
+    words
+}
+
+/// What one positional of `cmd` takes, when anything better than file names can be offered.
+fn arg_words(cmd: &Command, arg: &Arg) -> Option<Words> {
+    match arg.get_id().as_str() {
+        "name" | "names" if !NEW_NAME.contains(&cmd.get_name()) => Some(Words::Worktrees),
+        "agent" | "agents" => Some(Words::Agents),
+        _ => {
+            let values = possible_values(arg);
+            (!values.is_empty()).then_some(Words::Values(values))
+        }
+    }
 }
 
 /// An argument's possible values a person may type (hidden ones left out).
@@ -166,9 +206,17 @@ fn spellings(cmd: &Command) -> Vec<&str> {
 /// The words after `git berth` that print the worktree names.
 const WORKTREES_WORDS: &str = "completions worktrees";
 
+/// The words after `git berth` that print the live agents' names.
+const AGENTS_WORDS: &str = "completions agents";
+
 /// The call that prints the worktree names, as the zsh and fish scripts run it.
 fn worktrees_call() -> String {
     format!("{} {WORKTREES_WORDS} 2>/dev/null", names::TOOL)
+}
+
+/// The call that prints the live agents' names, as the zsh and fish scripts run it.
+fn agents_call() -> String {
+    format!("{} {AGENTS_WORDS} 2>/dev/null", names::TOOL)
 }
 
 /// The completion script for `shell`, made from `cmd`.
@@ -195,22 +243,43 @@ fn generated(shell: clap_complete::Shell, cmd: &Command) -> String {
 /// value, and the list it writes is replaced by the function that makes it at TAB time.
 fn zsh(cmd: &Command) -> String {
     const WORKTREES: &str = "__berth_worktrees__";
+    const AGENTS: &str = "__berth_agents__";
     const COMMANDS: &str = "__berth_commands__";
-    // The positional a command takes worktree or command names in, given a marker value that
-    // is replaced below by the function that offers them.
+    // Each positional that takes worktree, agent or command names is given a marker value,
+    // replaced below by the function that offers them; one with known values, those values.
     fn mark(cmd: clap::Command) -> clap::Command {
-        let marker = match positional_words(&cmd) {
-            Some(Words::Worktrees) => Some(WORKTREES),
-            Some(Words::Commands) => Some(COMMANDS),
-            _ => None,
-        };
-        let id = cmd.get_positionals().next().map(|a| a.get_id().to_string());
-        let mut cmd = match (marker, id) {
-            (Some(marker), Some(id)) => cmd.mut_arg(id, |arg| {
-                arg.value_parser(PossibleValuesParser::new([marker]))
-            }),
-            _ => cmd,
-        };
+        let first = positional_words(&cmd);
+        let words: Vec<(String, Option<Vec<&'static str>>)> = cmd
+            .get_positionals()
+            .enumerate()
+            .map(|(at, arg)| {
+                let words = if at == 0 {
+                    first.clone()
+                } else {
+                    arg_words(&cmd, arg)
+                };
+                let values = match words {
+                    Some(Words::Worktrees) => Some(vec![WORKTREES]),
+                    Some(Words::Agents) => Some(vec![AGENTS]),
+                    Some(Words::Commands) => Some(vec![COMMANDS]),
+                    // Values clap knows it writes itself; the runtimes berth checks it does not.
+                    Some(Words::Values(_)) if arg.get_possible_values().is_empty() => {
+                        Some(crate::orchestrator::runtime::Runtime::names())
+                    }
+                    _ => None,
+                };
+                (arg.get_id().to_string(), values)
+            })
+            .collect();
+        // Every positional is changed, in order: a changed argument goes to the end of the
+        // list, and zsh is told the positionals in the list's order.
+        let mut cmd = cmd;
+        for (id, values) in words {
+            cmd = cmd.mut_arg(id, |arg| match values {
+                Some(values) => arg.value_parser(PossibleValuesParser::new(values)),
+                None => arg,
+            });
+        }
         let nested: Vec<String> = cmd
             .get_subcommands()
             .map(|s| s.get_name().to_owned())
@@ -222,19 +291,22 @@ fn zsh(cmd: &Command) -> String {
     }
     let text = generated(clap_complete::Shell::Zsh, &mark(cmd.clone()))
         .replace(&format!("({WORKTREES})"), "_git-berth_worktrees")
+        .replace(&format!("({AGENTS})"), "_git-berth_agents")
         .replace(&format!("({COMMANDS})"), "_git-berth_commands");
-    // The helper goes before the script's last lines, which may run the completion at once.
-    let helper = format!(
-        "(( $+functions[_git-berth_worktrees] )) ||
-_git-berth_worktrees() {{
-    local -a worktrees
-    worktrees=(${{(f)\"$({call})\"}})
-    _describe -t worktrees 'worktree' worktrees
+    // The helpers go before the script's last lines, which may run the completion at once.
+    let helper = |what: &str, call: String| {
+        format!(
+            "(( $+functions[_git-berth_{what}s] )) ||
+_git-berth_{what}s() {{
+    local -a {what}s
+    {what}s=(${{(f)\"$({call})\"}})
+    _describe -t {what}s '{what}' {what}s
 }}
 
-",
-        call = worktrees_call()
-    );
+"
+        )
+    };
+    let helper = helper("worktree", worktrees_call()) + &helper("agent", agents_call());
     let tail = "if [ \"$funcstack[1]\" = \"_git-berth\" ]";
     match text.rfind(tail) {
         Some(at) => format!("{}{helper}{}", &text[..at], &text[at..]),
@@ -242,25 +314,62 @@ _git-berth_worktrees() {{
     }
 }
 
+/// The fish function that tells which positional of a command is being completed.
+const FISH_POSITION: &str = r#"# Whether the word being completed is the positional at index $argv[2] after the command
+# spelled as one of the words of $argv[1]; option words do not count.
+function __fish_git_berth_position
+    set -l seen 0
+    set -l n 0
+    for token in (commandline -opc)[2..-1]
+        if test $seen = 0
+            contains -- $token (string split ' ' -- $argv[1]); and set seen 1
+        else if not string match -q -- '-*' $token
+            set n (math $n + 1)
+        end
+    end
+    test $n = $argv[2]
+end
+"#;
+
 /// clap_complete's fish completions for `git-berth` (fish's git completion hands `git berth`
 /// to them), and the positional words it leaves out.
 fn fish(cmd: &Command) -> String {
     let mut text = generated(clap_complete::Shell::Fish, cmd);
     let using = format!("__fish_{}_using_subcommand", names::BIN.replace('-', "_"));
     text.push_str("\n# Positional words: worktree names from the registry, commands, values.\n");
+    text.push_str(FISH_POSITION);
+    let fish_words = |cmd: &Command, words: Option<Words>| match words {
+        Some(Words::Worktrees) => Some(format!("({})", worktrees_call())),
+        Some(Words::Agents) => Some(format!("({})", agents_call())),
+        Some(Words::Commands) => Some(visible_commands(cmd).join(" ")),
+        Some(Words::Values(values)) => Some(values.join(" ")),
+        // clap_complete completes subcommands itself.
+        Some(Words::Subcommands(_)) | None => None,
+    };
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let words = match positional_words(sub) {
-            Some(Words::Worktrees) => format!("({})", worktrees_call()),
-            Some(Words::Commands) => visible_commands(cmd).join(" "),
-            Some(Words::Values(values)) => values.join(" "),
-            // clap_complete completes subcommands itself.
-            Some(Words::Subcommands(_)) | None => continue,
+        let spelled = spellings(sub).join(" ");
+        let positions = positions(sub);
+        if !positions.is_empty() {
+            for (at, words) in positions.into_iter().enumerate() {
+                let Some(words) = fish_words(cmd, words) else {
+                    continue;
+                };
+                let _ = writeln!(
+                    text,
+                    "complete -c {bin} -n \"{using} {spelled}; and __fish_git_berth_position \
+                     '{spelled}' {at}\" -f -a \"{words}\"",
+                    bin = names::BIN,
+                );
+            }
+            continue;
+        }
+        let Some(words) = fish_words(cmd, positional_words(sub)) else {
+            continue;
         };
         let _ = writeln!(
             text,
-            "complete -c {bin} -n \"{using} {spellings}\" -f -a \"{words}\"",
+            "complete -c {bin} -n \"{using} {spelled}\" -f -a \"{words}\"",
             bin = names::BIN,
-            spellings = spellings(sub).join(" "),
         );
     }
     // A command's own commands (`review approve`): their words once one is on the line.
@@ -268,6 +377,7 @@ fn fish(cmd: &Command) -> String {
         for nested in sub.get_subcommands().filter(|s| !s.is_hide_set()) {
             let words = match positional_words(nested) {
                 Some(Words::Worktrees) => format!("({})", worktrees_call()),
+                Some(Words::Agents) => format!("({})", agents_call()),
                 Some(Words::Values(values)) => values.join(" "),
                 _ => continue,
             };
@@ -366,6 +476,10 @@ _git_berth ()
         );
     }
     for sub in subs.iter().filter(|sub| bash_nested(sub).is_none()) {
+        if let Some(branch) = bash_positions(sub) {
+            let _ = writeln!(s, "\t{}){branch} ;;", patterns(sub, "*"));
+            continue;
+        }
         let words = match bash_words(sub) {
             Some(words) => words,
             // Nothing offered: bash falls back to file names, as git's completion sets it up.
@@ -377,6 +491,27 @@ _git_berth ()
         s,
         "\
 \tesac
+}}
+
+# The index of the positional word being completed after the command on the line ($1): words
+# that are neither options nor the value of an option given apart (one of $2, `--backend tmux`).
+__git_berth_position ()
+{{
+\tlocal i n=0 seen= skip=
+\tfor ((i = 1; i < cword; i++)); do
+\t\tif [ -z \"$seen\" ]; then
+\t\t\t[ \"${{words[i]}}\" = \"$1\" ] && seen=y
+\t\telif [ -n \"$skip\" ]; then
+\t\t\tskip=
+\t\telse
+\t\t\tcase \"${{words[i]}}\" in
+\t\t\t--*=*|-) ;;
+\t\t\t-*) case \" $2 \" in *\" ${{words[i]}} \"*) skip=y ;; esac ;;
+\t\t\t*) n=$((n + 1)) ;;
+\t\t\tesac
+\t\tfi
+\tdone
+\techo \"$n\"
 }}
 
 # `git-berth <TAB>` as well, through the same helpers, where git's completion is loaded.
@@ -392,14 +527,48 @@ fi
     s
 }
 
+/// For a command whose positionals take different words (`layer1 <name> <branch> [<runtime>]`),
+/// the body of its case branch: the position being completed decides what is offered.
+fn bash_positions(cmd: &Command) -> Option<String> {
+    let positions = positions(cmd);
+    if positions.is_empty() {
+        return None;
+    }
+    // Options whose value may come as the next word, which is then no positional.
+    let valued: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| takes_value(a) && !a.is_positional())
+        .flat_map(|a| {
+            let long = a.get_long().map(|l| format!("--{l}"));
+            let short = a.get_short().map(|c| format!("-{c}"));
+            long.into_iter().chain(short)
+        })
+        .collect();
+    let mut s = format!(
+        "\n\t\tcase \"$(__git_berth_position \"$command\" \"{}\")\" in",
+        valued.join(" ")
+    );
+    for (at, words) in positions.into_iter().enumerate() {
+        if let Some(words) = words.and_then(|w| bash_words_for(&w)) {
+            let _ = write!(s, "\n\t\t{at}) {words} ;;");
+        }
+    }
+    s.push_str("\n\t\tesac");
+    Some(s)
+}
+
 /// The bash that completes `cmd`'s positional words, if anything better than file names.
 fn bash_words(cmd: &Command) -> Option<String> {
-    Some(match positional_words(cmd)? {
-        // `__git` runs git as the command line does (`git -C <dir>`), quietly.
-        Words::Worktrees => format!(
-            "__gitcomp_nl \"$(__git {} {WORKTREES_WORDS})\"",
-            names::TOOL.trim_start_matches("git ")
-        ),
+    bash_words_for(&positional_words(cmd)?)
+}
+
+/// The bash that offers `words`.
+fn bash_words_for(words: &Words) -> Option<String> {
+    // `__git` runs git as the command line does (`git -C <dir>`), quietly.
+    let tool = names::TOOL.trim_start_matches("git ");
+    Some(match words {
+        Words::Worktrees => format!("__gitcomp_nl \"$(__git {tool} {WORKTREES_WORDS})\""),
+        Words::Agents => format!("__gitcomp_nl \"$(__git {tool} {AGENTS_WORDS})\""),
         Words::Commands => "__gitcomp \"$commands\"".to_owned(),
         Words::Subcommands(words) | Words::Values(words) => {
             format!("__gitcomp \"{}\"", words.join(" "))
