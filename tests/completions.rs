@@ -311,6 +311,8 @@ fn send_and_respawn_offer_live_agents_and_layer1_a_runtime_where_one_is_asked() 
     assert_eq!(at("git berth send "), ["scout"]);
     assert_eq!(at("git berth send scout "), Vec::<String>::new());
     assert_eq!(at("git berth respawn s"), ["scout"]);
+    assert_eq!(at("git berth stop "), ["scout"]);
+    assert_eq!(at("git berth stop scout "), ["scout"], "stop takes several");
     assert_eq!(at("git berth layer1 "), ["two"]);
     assert_eq!(at("git berth layer1 x y c"), ["claude", "codex"]);
     assert_eq!(

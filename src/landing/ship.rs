@@ -1140,7 +1140,7 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
             ));
         }
         // A live agent there is a live claim: its worktree is never taken from under it.
-        if let Some((agent, _)) = worktree::judge::live_agent(&locked.agents, &record.path) {
+        if let Some(agent) = worktree::judge::live_agent(&locked.agents, &record.path) {
             return Ok(Some(format!(
                 "agent '{agent}' still runs there; once it ends: {} remove --delete-branch '{name}'",
                 names::TOOL

@@ -16,9 +16,9 @@ use crate::session::{self, Hold};
 pub enum Verdict {
     Remove,
     Locked(String),
-    /// Agents berth launched still run in it (each one's name, and how to stop it): a live
+    /// Agents berth launched still run in it (their names): a live
     /// claim that `--force` does not override, since their processes work in the folder.
-    Agents(Vec<(String, String)>),
+    Agents(Vec<String>),
     Inside,
     Claimed(String),
     /// Its folder is there but is no checkout git can read (why, in words): nothing in it can be
@@ -37,8 +37,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     pub locked: Option<String>,
-    /// The live agents berth launched that work in it: each one's name, and how to stop it.
-    pub agents: Vec<(String, String)>,
+    /// The names of the live agents berth launched that work in it.
+    pub agents: Vec<String>,
     pub inside: bool,
     /// Another session that holds a live claim.
     pub claimed_by: Option<String>,
@@ -58,7 +58,7 @@ pub fn reasons(facts: &Facts) -> Vec<String> {
     if facts.locked.is_some() {
         out.push("locked".to_owned());
     }
-    for (name, _) in &facts.agents {
+    for name in &facts.agents {
         out.push(format!("agent {name} running"));
     }
     if facts.inside {
@@ -220,33 +220,18 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
 }
 
 /// A live agent that works in the worktree at `path` (the first of [`live_agents`]).
-pub fn live_agent(
-    agents: &[crate::registry::Agent],
-    path: &std::path::Path,
-) -> Option<(String, String)> {
+pub fn live_agent(agents: &[crate::registry::Agent], path: &std::path::Path) -> Option<String> {
     live_agents(agents, path).into_iter().next()
 }
 
-/// Every live agent that works in the worktree at `path`, and how to stop each: a refusal that
-/// named one would send the user back for the next.
-pub fn live_agents(
-    agents: &[crate::registry::Agent],
-    path: &std::path::Path,
-) -> Vec<(String, String)> {
+/// The names of every live agent that works in the worktree at `path`: a refusal that named
+/// one would send the user back for the next.
+pub fn live_agents(agents: &[crate::registry::Agent], path: &std::path::Path) -> Vec<String> {
     let path = crate::paths::real_or_same(path);
     agents
         .iter()
         .filter(|a| crate::paths::real_or_same(&a.worktree) == path && a.alive())
-        .map(|agent| {
-            let stop = match (agent.backend.as_str(), &agent.pane, &agent.socket) {
-                ("tmux", Some(pane), Some(socket)) => {
-                    format!("tmux -S {} kill-pane -t {pane}", socket.display())
-                }
-                ("herdr", Some(pane), _) => format!("herdr pane close {pane}"),
-                _ => format!("kill {}", agent.pid.unwrap_or_default()),
-            };
-            (agent.name.clone(), stop)
-        })
+        .map(|agent| agent.name.clone())
         .collect()
 }
 
@@ -275,12 +260,17 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
             ),
         ),
         Verdict::Agents(agents) => {
-            let names: Vec<String> = agents.iter().map(|(a, _)| format!("'{a}'")).collect();
-            let stop = agents
-                .iter()
-                .map(|(_, stop)| stop.as_str())
-                .collect::<Vec<_>>()
-                .join("; ");
+            let names: Vec<String> = agents.iter().map(|a| format!("'{a}'")).collect();
+            // One command stops them all.
+            let stop = format!(
+                "{} stop {}",
+                crate::names::TOOL,
+                agents
+                    .iter()
+                    .map(|agent| shell_words::quote(agent).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
             let (who, runs, them) = match names.as_slice() {
                 [one] => (format!("agent {one}"), "runs", "it"),
                 [rest @ .., last] => (
@@ -293,8 +283,7 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
             (
                 format!("worktree '{name}' is where {who} still {runs}"),
                 format!(
-                    "end the {} first (or stop {them}: {stop}), then remove the worktree; --force does not override a running agent",
-                    if agents.len() == 1 { "agent" } else { "agents" }
+                    "stop {them} first ({stop}), then remove the worktree; --force does not override a running agent"
                 ),
             )
         }
@@ -460,11 +449,11 @@ mod tests {
     #[test]
     fn a_running_agent_keeps_its_worktree_even_when_forced() {
         let facts = Facts {
-            agents: vec![("alpha".into(), "kill 7".into())],
+            agents: vec!["alpha".into()],
             dirty: true,
             ..clean()
         };
-        let running = Verdict::Agents(vec![("alpha".into(), "kill 7".into())]);
+        let running = Verdict::Agents(vec!["alpha".into()]);
         assert_eq!(verdict(&facts, false), running);
         assert_eq!(verdict(&facts, true), running);
         assert_eq!(reasons(&facts), ["agent alpha running", "dirty"]);

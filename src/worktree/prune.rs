@@ -48,7 +48,7 @@ fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
         .filter(|e| !e.present)
         .filter(|e| {
             let running = super::judge::live_agent(&agents, &e.path);
-            if let Some((agent, _)) = &running {
+            if let Some(agent) = &running {
                 crate::error::warn(format_args!(
                     "kept '{}': its folder is gone, but agent '{agent}' still runs there",
                     e.name
