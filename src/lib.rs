@@ -10,6 +10,7 @@ pub mod guard;
 pub mod hooks;
 pub mod inventory;
 pub mod landing;
+pub mod lockwait;
 pub mod names;
 pub mod orchestrator;
 pub mod paths;

@@ -12,6 +12,9 @@ pub const STATE_DIR: &str = "berth";
 pub const REGISTRY_FILE: &str = "registry.toml";
 /// The lock that guards every registry write, inside [`STATE_DIR`].
 pub const REGISTRY_LOCK: &str = "registry.lock";
+/// Folder inside [`STATE_DIR`] with one record per git lock file berth is taking or holds (its
+/// path, berth's pid and start time), so that a lock a killed berth left is known to be its own.
+pub const LOCKS_DIR: &str = "locks";
 /// Folder under `$XDG_DATA_HOME` (or `~/.local/share`) that holds worktrees and machine-wide state.
 pub const DATA_DIR: &str = "git-berth";
 
@@ -145,8 +148,9 @@ pub const SHIP_LOCK: &str = "ship.lock";
 /// The landing under way, written before the trunk moves, inside [`SHIP_DIR`]; a kill leaves it
 /// for the next `ship` to finish.
 pub const SHIP_JOURNAL: &str = "landing.toml";
-/// Written inside [`SHIP_DIR`] while `ship` takes and holds the primary checkout's `index.lock`,
-/// so that a lock a kill left behind is known to be its own.
+/// Written inside [`SHIP_DIR`] once `ship` holds the primary checkout's `index.lock` and before it
+/// touches a file, holding the landed commit; removed once the index is in place. A kill leaves it,
+/// telling the next run that files half written there are that killed run's, not a person's.
 pub const SHIP_INDEX_HELD: &str = "index-lock-held";
 /// How many gate logs (`<name>-<commit>-<time>.log` in [`SHIP_DIR`]) are kept, newest first:
 /// a passed gate's log too, since stderr named it while it ran.

@@ -578,10 +578,7 @@ impl Store {
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
         let lock_path = self.dir.join(names::PORTS_LOCK);
-        let mut lock = fslock::LockFile::open(&lock_path)
-            .with_context(|| format!("cannot open {}", lock_path.display()))?;
-        lock.lock()
-            .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        let _lock = crate::lockwait::lock(&lock_path, "the port blocks")?;
         let mut book = read(&self.path())?;
         let before = book.clone();
         let out = change(&mut book);

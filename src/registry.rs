@@ -252,7 +252,7 @@ pub struct Store {
 /// The registry held under its lock; dropping it releases the lock without writing.
 pub struct Locked {
     store: Store,
-    _lock: fslock::LockFile,
+    _lock: crate::lockwait::Held,
     pub registry: Registry,
     removing: Vec<Removing>,
     /// The agents berth launched, saved with the registry.
@@ -295,10 +295,7 @@ impl Store {
         fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create {}", self.dir.display()))?;
         let lock_path = self.dir.join(names::REGISTRY_LOCK);
-        let mut lock = fslock::LockFile::open(&lock_path)
-            .with_context(|| format!("cannot open {}", lock_path.display()))?;
-        lock.lock()
-            .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+        let lock = crate::lockwait::lock(&lock_path, "the registry")?;
         let (registry, removing, agents) = read(&self.path())?;
         Ok(Locked {
             store: self.clone(),

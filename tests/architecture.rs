@@ -44,7 +44,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
         &[
-            "names", "clock", "process", "paths", "slug", "error", "render",
+            "names", "clock", "process", "paths", "slug", "error", "render", "lockwait",
         ],
     ),
 ];

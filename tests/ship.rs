@@ -723,10 +723,6 @@ fn a_ship_killed_before_the_trunk_moves_changes_nothing_the_next_ship_cannot_cle
         let (mut child, _err) = common::spawn_until_paused(cmd);
         child.kill().unwrap();
         child.wait().unwrap();
-        if pause == "BERTH_TEST_PAUSE_LAND_MS" {
-            // What a kill in the middle of moving the trunk leaves besides: the ref's lock.
-            std::fs::write(sb.common_dir(&repo).join("refs/heads/main.lock"), "").unwrap();
-        }
         assert_eq!(sb.rev(&repo, "main"), main, "{pause}: the trunk stays");
         assert_eq!(sb.status(&repo), "", "{pause}");
     }

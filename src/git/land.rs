@@ -255,8 +255,12 @@ pub fn untracked_in_the_way(
 /// stays clean and fast. Safe to run again after a kill: the files are compared to `new`'s tree,
 /// not to what the index says. Returns how many files changed.
 ///
-/// `held` is a file this writes while it holds git's `index.lock`: a lock left with it beside
-/// was left by a killed run of this, and goes (a lock without it is someone else's, and stops this).
+/// git's `index.lock` is taken first, before any file is touched, so a git command at work in the
+/// checkout is never raced; under it the checkout is judged again: HEAD must still be at `new`
+/// (else it is left alone), the index at `old` or `new`, and each file the landing writes or
+/// deletes as `old` or `new` has it (a change made since is never written over). `held` is a
+/// file written under the lock before any file is touched and removed once the index is in place:
+/// found naming `new`, a run of this was killed midway, and a file it half wrote is its own.
 pub fn bring_checkout_along(
     checkout: &gix::Repository,
     old: gix::ObjectId,
@@ -267,10 +271,100 @@ pub fn bring_checkout_along(
         .workdir()
         .context("the checkout to bring along has no work tree")?
         .to_owned();
+    let index_path = checkout.index_path();
+    let lock_path = super::locks::lock_of(&index_path);
+    let common = checkout.common_dir();
+    super::locks::clear_dead(common);
+    let _taking = super::locks::taking(common, std::slice::from_ref(&lock_path))?;
+    let lock = gix::lock::File::acquire_to_update_resource(
+        &index_path,
+        gix::lock::acquire::Fail::Immediately,
+        None,
+        Default::default(),
+    )
+    .map_err(|err| {
+        if lock_path.exists() {
+            crate::error::refuse_with_hint(
+                format!(
+                    "another git command holds {}; the checkout has not caught up with the trunk",
+                    lock_path.display()
+                ),
+                format!(
+                    "when that git command is done: {} prune (if none is running, remove {})",
+                    crate::names::TOOL,
+                    lock_path.display()
+                ),
+            )
+        } else {
+            gix_err(err)
+        }
+    })?;
+    // Tests stop here, the index locked and no file touched yet, to kill it.
+    super::locks::test_pause("BERTH_TEST_PAUSE_INDEX_LOCKED_MS");
+    if super::head(checkout) != Some(new) {
+        eprintln!(
+            "{} is no longer on the landed commit; it is left as it is",
+            dir.display()
+        );
+        return Ok(0);
+    }
     let (old_tree, new_tree) = (tree_of(checkout, old)?, tree_of(checkout, new)?);
     let changed = changed_paths(checkout, old_tree, new_tree)?;
     let old_index = checkout.index_or_empty().map_err(gix_err)?;
     let mut index = checkout.index_from_tree(&new_tree).map_err(gix_err)?;
+    let was = checkout.index_from_tree(&old_tree).map_err(gix_err)?;
+    if !same_entries(&old_index, &was) && !same_entries(&old_index, &index) {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "the checkout {} has staged changes since the landing was checked; it has not caught up with the trunk",
+                dir.display()
+            ),
+            format!(
+                "commit or stash them there, then: {} prune",
+                crate::names::TOOL
+            ),
+        ));
+    }
+    let resumed = std::fs::read_to_string(held)
+        .is_ok_and(|t| gix::ObjectId::from_hex(t.trim().as_bytes()).ok() == Some(new));
+    let touched: BTreeSet<&str> = if resumed {
+        BTreeSet::new()
+    } else {
+        changed.iter().map(|(p, _)| p.as_str()).collect()
+    };
+    let unlike_old = differing(checkout, &was, &touched)?;
+    let unlike_new = differing(checkout, &index, &touched)?;
+    let changed_since: Vec<&str> = touched
+        .iter()
+        .copied()
+        .filter(|p| {
+            let matches = |tree: &gix::index::File, unlike: &BTreeSet<String>| {
+                tree.entry_by_path(p.as_bytes().into()).is_some() && !unlike.contains(*p)
+            };
+            std::fs::symlink_metadata(dir.join(p)).is_ok()
+                && !matches(&was, &unlike_old)
+                && !matches(&index, &unlike_new)
+        })
+        .collect();
+    if !changed_since.is_empty() {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "{} in the checkout {} changed since the landing was checked; it has not caught up with the trunk",
+                changed_since.join(", "),
+                dir.display()
+            ),
+            format!(
+                "commit, stash or move them there, then: {} prune",
+                crate::names::TOOL
+            ),
+        ));
+    }
+    if let Some(parent) = held.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(held, new.to_string())
+        .with_context(|| format!("cannot write {}", held.display()))?;
     for (path, gone) in &changed {
         if *gone {
             remove_file_and_empty_parents(&dir, path)?;
@@ -337,65 +431,72 @@ pub fn bring_checkout_along(
             entry.stat = stat;
         }
     }
-    write_index(&index, held)
+    write_index(&index, lock)
         .with_context(|| format!("cannot write the index of {}", dir.display()))?;
+    std::fs::remove_file(held).with_context(|| format!("cannot remove {}", held.display()))?;
     Ok(changed.len())
 }
 
-/// Write `index` where it belongs under git's `index.lock`. `held` exists from just before the
-/// lock is taken until the index is in place, so that a lock a kill left behind is known to be
-/// this writer's (the primary checkout is nobody else's to write while a landing moves it).
-fn write_index(index: &gix::index::File, held: &Path) -> Result<()> {
-    let lock_path = {
-        let mut name = index.path().as_os_str().to_owned();
-        name.push(".lock");
-        std::path::PathBuf::from(name)
-    };
-    if held.exists() {
-        // A run of this was killed around the lock: the lock, if any, is that run's.
-        let _ = std::fs::remove_file(&lock_path);
-    } else {
-        std::fs::write(held, lock_path.display().to_string())
-            .with_context(|| format!("cannot write {}", held.display()))?;
+/// Whether two indexes list the same paths at the same objects and modes (stat data aside).
+fn same_entries(a: &gix::index::File, b: &gix::index::File) -> bool {
+    a.entries().len() == b.entries().len()
+        && a.entries().iter().zip(b.entries()).all(|(x, y)| {
+            x.id == y.id && x.mode == y.mode && x.path(a) == y.path(b) && x.stage() == y.stage()
+        })
+}
+
+/// Of `paths`, those `tree_index` (an index made from a tree, without stat data) holds whose file
+/// in the checkout exists and differs from it, as `git status` would judge (filters applied).
+fn differing(
+    checkout: &gix::Repository,
+    tree_index: &gix::index::File,
+    paths: &BTreeSet<&str>,
+) -> Result<BTreeSet<String>> {
+    use gix::status::index_worktree::Item;
+    use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+    let mut index = tree_index.clone();
+    index.remove_entries(|_, path, _| !paths.contains(path.to_string().as_str()));
+    if index.entries().is_empty() {
+        return Ok(BTreeSet::new());
     }
-    let written = (|| -> Result<()> {
-        let lock = gix::lock::File::acquire(
-            index.path(),
-            gix::lock::acquire::Fail::Immediately,
-            None,
-            Default::default(),
-            None,
-        )
-        .map_err(|err| {
-            if lock_path.exists() {
-                // Without `held` beside it, the lock is another git command's, at work now.
-                crate::error::refuse_with_hint(
-                    format!(
-                        "another git command holds {}; the checkout has not caught up with the trunk",
-                        lock_path.display()
-                    ),
-                    format!(
-                        "when that git command is done: {} prune",
-                        crate::names::TOOL
-                    ),
-                )
-            } else {
-                gix_err(err)
-            }
-        })?;
-        let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
-        index
-            .write_to(&mut out, gix::index::write::Options::default())
-            .map_err(gix_err)?;
-        let lock = out
-            .into_inner()
-            .map_err(|e| anyhow::Error::from(e.into_error()))
-            .context("cannot flush the index")?;
-        lock.commit().map_err(|e| gix_err(e.error))?;
-        Ok(())
-    })();
-    std::fs::remove_file(held).with_context(|| format!("cannot remove {}", held.display()))?;
-    written
+    let iter = checkout
+        .status(gix::progress::Discard)
+        .map_err(gix_err)?
+        .index(gix::worktree::IndexPersistedOrInMemory::InMemory(index))
+        .untracked_files(gix::status::UntrackedFiles::None)
+        .index_worktree_rewrites(None)
+        .index_worktree_submodules(gix::status::Submodule::AsConfigured { check_dirty: true })
+        .into_index_worktree_iter(Vec::<gix::bstr::BString>::new())
+        .map_err(gix_err)?;
+    let mut out = BTreeSet::new();
+    for item in iter {
+        if let Item::Modification {
+            rela_path, status, ..
+        } = item.map_err(gix_err)?
+            && !matches!(
+                status,
+                EntryStatus::NeedsUpdate(_) | EntryStatus::Change(Change::Removed)
+            )
+        {
+            out.insert(rela_path.to_string());
+        }
+    }
+    Ok(out)
+}
+
+/// Write `index` into git's `index.lock`, which the caller took (and recorded), and put it in
+/// place.
+fn write_index(index: &gix::index::File, lock: gix::lock::File) -> Result<()> {
+    let mut out = std::io::BufWriter::with_capacity(64 * 1024, lock);
+    index
+        .write_to(&mut out, gix::index::write::Options::default())
+        .map_err(gix_err)?;
+    let lock = out
+        .into_inner()
+        .map_err(|e| anyhow::Error::from(e.into_error()))
+        .context("cannot flush the index")?;
+    lock.commit().map_err(|e| gix_err(e.error))?;
+    Ok(())
 }
 
 /// Delete a checked-out file and the folders it leaves empty (never the checkout's root).

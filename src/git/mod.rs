@@ -7,6 +7,7 @@ pub mod graph;
 pub mod hooks;
 pub mod ignore;
 pub mod land;
+pub mod locks;
 pub mod program;
 pub mod quick;
 pub mod refs;
@@ -70,12 +71,19 @@ pub fn delete_branch(
             name,
             deref: false,
         };
-        return repo
-            .edit_reference(edit)
-            .map(|_| ())
-            .map_err(crate::git::gix_err)
+        return refs::edit_recorded(repo, edit, &[])
             .map_err(|e| e.context(format!("cannot delete branch '{short}'")));
     }
+    let common = repo.common_dir();
+    locks::clear_dead(common);
+    let _taking = locks::taking(
+        common,
+        &[
+            locks::lock_of(&locks::ref_path(common, &name)),
+            common.join("packed-refs.lock"),
+            common.join("config.lock"),
+        ],
+    )?;
     let mut repo = repo.clone();
     repo.delete_local_branches_if_unchanged([(name, gix::refs::Target::Object(expected))])
         .map_err(crate::git::gix_err)

@@ -1,10 +1,16 @@
 //! Refs outside `refs/heads/` that hold one object each (berth's facts about commits, such as
 //! review verdicts): write the object, move the ref by compare-and-swap, read it back, delete it.
-//! A ref is only ever moved from the value the caller saw, so two writers never tear one. Also:
-//! removing the lock a killed writer left on a branch.
+//! A ref is only ever moved from the value the caller saw, so two writers never tear one. Every
+//! lock taken here is recorded first (`locks`), so a kill never leaves one that blocks berth; an
+//! update takes only the ref's own lock, as git does, never `packed-refs.lock`.
+
+use std::io::Write as _;
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
+
+use super::locks;
 
 /// What a compare-and-swap found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +63,11 @@ pub fn read_blob(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<u8>> {
 
 /// Point `name` at `new`, but only while it still points at `expected` (`None`: only while it
 /// does not exist). Another writer's ref lock is waited for as `core.filesRefLockTimeout` says.
+///
+/// Written as git writes it: under the ref's own lock, into a loose ref, with a reflog entry.
+/// gix 0.91's transaction also takes `packed-refs.lock` for every update once `packed-refs`
+/// exists (`file::Transaction::prepare` looks the old value up under that lock), and fails every
+/// update while any `packed-refs.lock` exists; git takes it only to delete.
 pub fn swap(
     repo: &gix::Repository,
     name: &str,
@@ -64,20 +75,104 @@ pub fn swap(
     new: gix::ObjectId,
     message: &str,
 ) -> Result<Swap> {
-    let edit = RefEdit {
-        change: Change::Update {
-            log: LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: message.into(),
-            },
-            expected: previous(expected),
-            new: gix::refs::Target::Object(new),
-        },
-        name: full_name(name)?,
-        deref: false,
+    let full = full_name(name)?;
+    let common = repo.common_dir();
+    let path = locks::ref_path(common, &full);
+    let lock_path = locks::lock_of(&path);
+    locks::clear_dead(common);
+    let _taking = locks::taking(common, std::slice::from_ref(&lock_path))?;
+    let mut lock = gix::lock::File::acquire_to_update_resource(
+        &path,
+        ref_lock_wait(repo),
+        Some(common.to_owned()),
+        Default::default(),
+    )
+    .map_err(|err| {
+        if lock_path.exists() {
+            locks::held_elsewhere(&lock_path, &format!("update {name}"))
+        } else {
+            super::gix_err(err).context(format!("cannot update ref {name}"))
+        }
+    })?;
+    // Tests stop here, the ref's lock taken, to kill it (only at the ref `BERTH_TEST_PAUSE_REF`
+    // names, when it names one).
+    if std::env::var("BERTH_TEST_PAUSE_REF").map_or(true, |only| only == name) {
+        locks::test_pause("BERTH_TEST_PAUSE_REF_LOCKED_MS");
+    }
+    let now = target(repo, name)?;
+    if now != expected {
+        return Ok(Swap::Moved(now));
+    }
+    let written = (|| -> Result<()> {
+        lock.write_all(format!("{new}\n").as_bytes())?;
+        append_reflog(repo, &full, expected, new, message)?;
+        Ok(())
+    })();
+    written.with_context(|| format!("cannot update ref {name}"))?;
+    lock.commit()
+        .map_err(|e| super::gix_err(e.error))
+        .with_context(|| format!("cannot update ref {name}"))?;
+    Ok(Swap::Done)
+}
+
+/// How long to wait for a ref's lock another writer holds: `core.filesRefLockTimeout`
+/// milliseconds (negative: for ever), 100 when unset, as git.
+fn ref_lock_wait(repo: &gix::Repository) -> gix::lock::acquire::Fail {
+    use gix::lock::acquire::Fail;
+    match repo
+        .config_snapshot()
+        .integer("core.filesRefLockTimeout")
+        .unwrap_or(100)
+    {
+        ms if ms < 0 => Fail::AfterDurationWithBackoff(std::time::Duration::MAX),
+        0 => Fail::Immediately,
+        ms => Fail::AfterDurationWithBackoff(std::time::Duration::from_millis(ms.unsigned_abs())),
+    }
+}
+
+/// Append the reflog entry of `name` moving from `old` to `new`, where gix would: under
+/// `core.logAllRefUpdates`, creating the log of a branch, remote or note, appending to any other
+/// that exists.
+fn append_reflog(
+    repo: &gix::Repository,
+    name: &gix::refs::FullName,
+    old: Option<gix::ObjectId>,
+    new: gix::ObjectId,
+    message: &str,
+) -> Result<()> {
+    use gix::refs::store::WriteReflog;
+    let short = name.as_bstr().to_string();
+    let create = match repo.refs.write_reflog {
+        WriteReflog::Disable => return Ok(()),
+        WriteReflog::Always => true,
+        WriteReflog::Normal => ["refs/heads/", "refs/remotes/", "refs/notes/"]
+            .iter()
+            .any(|p| short.starts_with(p)),
     };
-    carry_out(repo, name, expected, edit)
+    let path = repo.common_dir().join("logs").join(&short);
+    if create && let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut file = match std::fs::OpenOptions::new()
+        .append(true)
+        .create(create)
+        .open(&path)
+    {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot open {}", path.display())),
+    };
+    let who = repo
+        .committer()
+        .context("no committer identity for the reflog")?
+        .map_err(super::gix_err)?;
+    let mut line = format!("{} {new} ", old.unwrap_or_else(|| new.kind().null())).into_bytes();
+    who.trim().write_to(&mut line)?;
+    line.push(b'\t');
+    line.extend_from_slice(message.replace('\n', " ").as_bytes());
+    line.push(b'\n');
+    file.write_all(&line)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Delete `name`, but only while it still points at `expected`. A ref that is already gone is
@@ -132,31 +227,40 @@ fn carry_out(
     expected: Option<gix::ObjectId>,
     edit: RefEdit,
 ) -> Result<Swap> {
-    match repo.edit_reference(edit) {
-        Ok(_) => Ok(Swap::Done),
+    match edit_recorded(repo, edit, &[]) {
+        Ok(()) => Ok(Swap::Done),
         Err(err) => {
             let now = target(repo, name)?;
             if now != expected {
                 return Ok(Swap::Moved(now));
             }
-            Err(super::gix_err(err)).with_context(|| format!("cannot update ref {name}"))
+            Err(err)
         }
     }
 }
 
-/// Remove the lock file of branch `branch` (short name) under `common_dir`, which the caller knows
-/// a killed writer left (it holds the lock that writer held). The lock's path when there was one.
-pub fn remove_stale_branch_lock(
-    common_dir: &std::path::Path,
-    branch: &str,
-) -> Result<Option<std::path::PathBuf>> {
-    let lock = common_dir.join("refs/heads").join(format!("{branch}.lock"));
-    match std::fs::remove_file(&lock) {
-        Ok(()) => Ok(Some(lock)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => {
-            Err(anyhow::Error::from(e)
-                .context(format!("cannot remove the stale {}", lock.display())))
+/// Apply one ref edit through gix, with the locks it takes recorded first: the ref's own, and
+/// `packed-refs.lock` (gix takes it to delete, as git does), and `also` (`config.lock` when a
+/// branch's config goes with it). A lock left by a killed berth is cleared first; one berth
+/// cannot prove its own makes a one-line error that names it.
+pub fn edit_recorded(repo: &gix::Repository, edit: RefEdit, also: &[PathBuf]) -> Result<()> {
+    let name = edit.name.as_bstr().to_string();
+    let common = repo.common_dir();
+    let mut taken = vec![
+        locks::lock_of(&locks::ref_path(common, &edit.name)),
+        common.join("packed-refs.lock"),
+    ];
+    taken.extend_from_slice(also);
+    locks::clear_dead(common);
+    let _taking = locks::taking(common, &taken)?;
+    let what = match edit.change {
+        Change::Delete { .. } => format!("delete {name}"),
+        Change::Update { .. } => format!("update {name}"),
+    };
+    repo.edit_reference(edit).map(|_| ()).map_err(|err| {
+        match taken.iter().find(|lock| lock.exists()) {
+            Some(lock) => locks::held_elsewhere(lock, &what),
+            None => super::gix_err(err).context(format!("cannot {what}")),
         }
-    }
+    })
 }

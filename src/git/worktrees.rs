@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context as _, Result};
-use gix::refs::transaction::PreviousValue;
 
 use crate::error;
 use crate::paths::real_or_same;
@@ -67,13 +66,15 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
     let (branch, created) = match checkout {
         Checkout::NewBranch { branch, at, from } => {
             let name = super::branch_ref(branch)?;
-            repo.reference(
-                name.clone(),
-                at,
-                PreviousValue::MustNotExist,
-                format!("branch: Created from {from}"),
-            )
-            .with_context(|| format!("cannot create branch '{branch}'"))?;
+            let message = format!("branch: Created from {from}");
+            let created = super::refs::swap(repo, &name.as_bstr().to_string(), None, at, &message)
+                .with_context(|| format!("cannot create branch '{branch}'"))?;
+            if let super::refs::Swap::Moved(_) = created {
+                return Err(error::refuse_with_hint(
+                    format!("branch '{branch}' already exists"),
+                    "pick another name, or check it out with --branch",
+                ));
+            }
             (name, Some(at))
         }
         Checkout::Existing { branch } => (super::branch_ref(branch)?, None),
@@ -90,14 +91,7 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
     reporter.finish();
     if let Err(err) = added {
         if let Some(at) = created {
-            let _ = repo.edit_reference(gix::refs::transaction::RefEdit {
-                change: gix::refs::transaction::Change::Delete {
-                    expected: PreviousValue::MustExistAndMatch(gix::refs::Target::Object(at)),
-                    log: gix::refs::transaction::RefLog::AndReference,
-                },
-                name: branch.clone(),
-                deref: false,
-            });
+            let _ = super::refs::delete(repo, &branch.as_bstr().to_string(), at);
         }
         if let Some(gix::worktree::add::Error::CheckedOut { worktree_dirs, .. }) =
             err.downcast_any_ref::<gix::worktree::add::Error>()

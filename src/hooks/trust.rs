@@ -67,10 +67,7 @@ pub fn trust(common_dir: &Path, hooks: &[&Hook]) -> Result<usize> {
     let dir = path.parent().unwrap_or(common_dir);
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let lock_path = path.with_extension("lock");
-    let mut lock = fslock::LockFile::open(&lock_path)
-        .with_context(|| format!("cannot open {}", lock_path.display()))?;
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+    let _lock = crate::lockwait::lock(&lock_path, "the trust file")?;
     let mut file = read_trust(&path)?;
     let now = clock::now();
     let mut added = 0;

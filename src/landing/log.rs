@@ -70,10 +70,7 @@ pub fn append(common_dir: &Path, landing: &Landing) -> Result<()> {
     let dir = file_path.parent().unwrap_or(common_dir);
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let lock_path = dir.join(names::LANDINGS_LOCK);
-    let mut lock = fslock::LockFile::open(&lock_path)
-        .with_context(|| format!("cannot open {}", lock_path.display()))?;
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", lock_path.display()))?;
+    let _lock = crate::lockwait::lock(&lock_path, "the landing log")?;
     let mut file = load(&file_path)?;
     // A landing finished again after a kill is logged once.
     if file.landings.iter().any(|l| l.new_tip == landing.new_tip) {

@@ -835,15 +835,12 @@ fn remove_dead_scratch(ctx: &Context) {
             && Store::new(ctx.state_dir())
                 .load()
                 .is_ok_and(|r| r.find(name).is_none())
+            && let Err(err) = git::delete_branch(&ctx.repo, &branch, tip)
         {
-            // Its ship was killed deleting it: the ref's lock is that dead ship's.
-            let _ = refs::remove_stale_branch_lock(&ctx.common_dir, &branch);
-            if let Err(err) = git::delete_branch(&ctx.repo, &branch, tip) {
-                crate::error::warn(format_args!(
-                    "could not delete the scratch branch {branch}: {}",
-                    crate::error::render(&err).0
-                ));
-            }
+            crate::error::warn(format_args!(
+                "could not delete the scratch branch {branch}: {}",
+                crate::error::render(&err).0
+            ));
         }
     }
 }
@@ -866,15 +863,10 @@ fn journal_path(ctx: &Context) -> PathBuf {
 
 /// The lock every landing's last step holds: the trunk, the primary checkout and the log move
 /// together, and never two at once.
-fn ship_lock(ctx: &Context) -> Result<fslock::LockFile> {
+fn ship_lock(ctx: &Context) -> Result<crate::lockwait::Held> {
     let dir = ctx.state_dir().join(names::SHIP_DIR);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let path = dir.join(names::SHIP_LOCK);
-    let mut lock =
-        fslock::LockFile::open(&path).with_context(|| format!("cannot open {}", path.display()))?;
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
-    Ok(lock)
+    crate::lockwait::lock(&dir.join(names::SHIP_LOCK), "another ship")
 }
 
 enum Committed {
@@ -1058,11 +1050,9 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
         parse(&landing.new_tip),
         parse(&journal.head),
     );
-    // The trunk's ref lock, if a kill left it, is this landing's: it is taken only under the
-    // ship lock, which is held now.
-    if let Some(lock) = refs::remove_stale_branch_lock(&ctx.common_dir, &landing.trunk)? {
-        eprintln!("removed {}, which a killed ship left", lock.display());
-    }
+    // The trunk's ref lock and the primary's index lock, if a kill left them, are cleared here:
+    // only those berth recorded taking, never another git command's.
+    git::locks::clear_dead(&ctx.common_dir);
     let now = graph::branch_tip(&ctx.repo, &landing.trunk);
     let mut landed = None;
     if let (Some(old), Some(new), Some(head)) = (old, new, head)

@@ -464,8 +464,8 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         .collect();
     for record in &dead {
         // A kill while git's ref was being written leaves its lock, which would refuse every
-        // later add of this name: the add that held it is gone.
-        git::refs::remove_stale_branch_lock(&ctx.common_dir, &record.branch)?;
+        // later add of this name: the add that held it is gone, and recorded it.
+        git::locks::clear_dead(&ctx.common_dir);
         worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
         if record.ports.is_some() {
             free_ports(ctx, &record.name);

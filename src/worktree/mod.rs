@@ -44,6 +44,9 @@ pub fn lock(ctx: &Context) -> Result<Locked> {
 /// [`lock`], and the worktrees whose cut-short removal it finished.
 pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
     let mut locked = Store::new(ctx.state_dir()).lock()?;
+    // Git's lock files a killed berth left (a ref's, `packed-refs.lock`, the index's) go first:
+    // they would refuse the branch work below. Only those berth recorded taking.
+    crate::git::locks::clear_dead(&ctx.common_dir);
     create::roll_back_dead_adds(ctx, &mut locked)?;
     let finished = remove::finish_dead_removes(ctx, &mut locked)?;
     Ok((locked, finished))
@@ -137,11 +140,5 @@ pub fn checkout_here(ctx: &Context) -> Result<std::path::PathBuf> {
 /// Sleep for the milliseconds the variable `var` names, after saying `paused` on stderr, so that
 /// a test can kill the command at this step. Debug builds only: a release build ignores `var`.
 pub(crate) fn test_pause(var: &str) {
-    #[cfg(debug_assertions)]
-    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
-        eprintln!("paused");
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
-    #[cfg(not(debug_assertions))]
-    let _ = var;
+    crate::git::locks::test_pause(var);
 }

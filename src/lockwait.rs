@@ -1,0 +1,55 @@
+//! berth's own locks (the registry's, the port blocks', the landing log's, ship's, the trust
+//! file's): advisory `flock` locks on a file, which a kill gives back. Taking one tries first; one
+//! that must wait says for what and for whom on stderr, as cargo does, and never waits silently.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::Path;
+
+use anyhow::{Context as _, Result};
+
+/// A lock held until this value is dropped.
+#[must_use = "the lock is given back when this is dropped"]
+pub struct Held {
+    file: File,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // The next holder writes its own pid; an empty file never names a holder that is gone.
+        let _ = self.file.set_len(0);
+    }
+}
+
+/// Take the lock at `path` (made if missing), waiting as long as another process holds it; when
+/// it must wait, say `waiting for <what> (held by pid N)` on stderr first.
+pub fn lock(path: &Path, what: &str) -> Result<Held> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            match text.trim().parse::<u32>() {
+                Ok(pid) => eprintln!("waiting for {what} (held by pid {pid})"),
+                Err(_) => eprintln!("waiting for {what} (held by another process)"),
+            }
+            file.lock()
+                .with_context(|| format!("cannot lock {}", path.display()))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+        }
+    }
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| writeln!(file, "{}", std::process::id()))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(Held { file })
+}

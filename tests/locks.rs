@@ -1,0 +1,277 @@
+//! Locks: a git lock file a killed berth left is cleared by the next command; one berth cannot
+//! prove its own (a person's git) is never removed and is named with a hint; ref updates take no
+//! `packed-refs.lock`; berth's own locks say whom they wait for.
+
+mod common;
+
+use std::io::BufRead as _;
+use std::path::Path;
+
+use common::{Agent, Sandbox, outputs, spawn_until_paused, stderr};
+
+/// `git-berth <args>` killed (SIGKILL) while it holds the lock of ref `name`.
+fn killed_holding_ref(sb: &Sandbox, dir: &Path, name: &str, cmd: std::process::Command) {
+    let mut cmd = cmd;
+    cmd.env("BERTH_TEST_PAUSE_REF", name)
+        .env("BERTH_TEST_PAUSE_REF_LOCKED_MS", "30000");
+    let (mut child, _err) = spawn_until_paused(cmd);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let lock = sb.common_dir(dir).join(format!("{name}.lock"));
+    assert!(lock.exists(), "the kill left {}", lock.display());
+}
+
+fn approve(sb: &Sandbox, repo: &Path, reviewer: &Agent) -> std::process::Command {
+    sb.berth_as_command(
+        repo,
+        "reviewer",
+        reviewer.pid(),
+        &["review", "approve", "task"],
+    )
+}
+
+/// A worktree `auth` whose one commit writes `auth.rs`, approved, and a ship of it killed at the
+/// pause point `pause` (the trunk moved by then).
+fn ship_killed_at(sb: &Sandbox, repo: &Path, pause: &str) {
+    let wt = sb.add(repo, &["auth"]);
+    sb.commit_file(&wt, "auth.rs", "x\n");
+    let reviewer = Agent::spawn();
+    let out = sb.berth_as(
+        repo,
+        "reviewer",
+        reviewer.pid(),
+        &["review", "approve", "auth"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let mut cmd = sb.berth_command(repo, &["ship", "auth", "--gate", "true"]);
+    cmd.env(pause, "30000");
+    let (mut child, _err) = spawn_until_paused(cmd);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        sb.git(repo, &["show", "main:auth.rs"]),
+        "x\n",
+        "the trunk moved"
+    );
+}
+
+#[test]
+fn a_review_approve_killed_holding_the_verdict_s_lock_does_not_stop_the_next_approve() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["task"]);
+    sb.commit_file(&wt, "f.txt", "one\n");
+    let reviewer = Agent::spawn();
+    let name = "refs/berth/reviews/berth/task";
+    killed_holding_ref(&sb, &repo, name, approve(&sb, &repo, &reviewer));
+
+    let out = approve(&sb, &repo, &reviewer).output().unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        stderr(&out).contains("which a killed git berth"),
+        "{}",
+        outputs(&out)
+    );
+    assert!(!sb.common_dir(&repo).join(format!("{name}.lock")).exists());
+    assert!(!sb.git(&repo, &["rev-parse", name]).is_empty());
+    // Nothing of berth's record of the lock is left either.
+    let records = sb.common_dir(&repo).join("berth/locks");
+    assert_eq!(std::fs::read_dir(records).unwrap().count(), 0);
+}
+
+#[test]
+fn an_add_killed_holding_its_branch_lock_is_rolled_back_and_the_next_add_works() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let cmd = sb.berth_command(&repo, &["add", "locked"]);
+    killed_holding_ref(&sb, &repo, "refs/heads/berth/locked", cmd);
+    let again = sb.berth(&repo, &["add", "locked"]);
+    assert!(again.status.success(), "{}", outputs(&again));
+    assert!(sb.has_branch(&repo, "berth/locked"));
+}
+
+#[test]
+fn a_ship_killed_holding_the_trunk_s_lock_leaves_it_to_the_next_ship_which_lands() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["auth"]);
+    sb.commit_file(&wt, "auth.rs", "x\n");
+    let reviewer = Agent::spawn();
+    let out = sb.berth_as(
+        &repo,
+        "reviewer",
+        reviewer.pid(),
+        &["review", "approve", "auth"],
+    );
+    assert!(out.status.success(), "{}", outputs(&out));
+    let main = sb.rev(&repo, "main");
+    let cmd = sb.berth_command(&repo, &["ship", "auth", "--gate", "true"]);
+    killed_holding_ref(&sb, &repo, "refs/heads/main", cmd);
+    assert_eq!(sb.rev(&repo, "main"), main, "the trunk stays");
+
+    let out = sb.berth(&repo, &["ship", "auth", "--gate", "true"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(sb.git(&repo, &["show", "main:auth.rs"]), "x\n");
+    assert!(!sb.common_dir(&repo).join("refs/heads/main.lock").exists());
+    assert_eq!(sb.status(&repo), "");
+}
+
+/// A person's git holds `packed-refs.lock` (made by hand here, as git makes it): berth never
+/// removes it. Creating a branch and recording a review take no `packed-refs.lock`, as with git;
+/// deleting a branch needs it, and the refusal names it in one line with a hint.
+#[test]
+fn a_packed_refs_lock_of_someone_else_stops_only_deletion_and_is_named_never_removed() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["done"]);
+    sb.git(&repo, &["pack-refs", "--all"]);
+    let lock = sb.common_dir(&repo).join("packed-refs.lock");
+    std::fs::write(&lock, "").unwrap();
+
+    let wt = sb.add(&repo, &["task"]);
+    sb.commit_file(&wt, "f.txt", "one\n");
+    let reviewer = Agent::spawn();
+    let out = approve(&sb, &repo, &reviewer).output().unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+
+    let out = sb.berth(&repo, &["remove", "done", "--delete-branch"]);
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("git berth: ") && l.contains(&lock.display().to_string())),
+        "{err}"
+    );
+    assert!(
+        lines.iter().any(|l| *l
+            == format!(
+                "hint: if no git command is running, remove {}",
+                lock.display()
+            )),
+        "{err}"
+    );
+    assert!(err.len() < 400, "one line and a hint: {err}");
+    assert!(lock.exists(), "someone else's lock stays");
+    assert!(sb.has_branch(&repo, "berth/done"));
+}
+
+/// The same lock file, left by a berth that is gone (its record names a process that ended, as a
+/// kill inside gix's deletion leaves it; no pause point reaches in there), is cleared.
+#[test]
+fn a_packed_refs_lock_a_dead_berth_recorded_is_cleared_by_the_next_command() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["done"]);
+    sb.git(&repo, &["pack-refs", "--all"]);
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let pid = dead.id();
+    let start = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, r)| r.split_whitespace().nth(19).unwrap().to_owned())
+        })
+        .unwrap_or_else(|| "1".to_owned());
+    dead.wait().unwrap();
+    let common = sb.common_dir(&repo);
+    let lock = common.join("packed-refs.lock");
+    std::fs::create_dir_all(common.join("berth/locks")).unwrap();
+    std::fs::write(
+        common.join(format!("berth/locks/{pid}.{start}.0")),
+        format!("pid {pid}\nstart {start}\nlock {}\n", lock.display()),
+    )
+    .unwrap();
+    std::fs::write(&lock, "").unwrap();
+
+    let out = sb.berth(&repo, &["remove", "done", "--delete-branch"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(!lock.exists());
+    assert!(!sb.has_branch(&repo, "berth/done"));
+}
+
+/// A command that must wait for the registry says for whom, then goes on once it is free.
+#[test]
+fn a_command_waiting_for_the_registry_says_which_pid_holds_it_and_then_succeeds() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut first = sb.berth_command(&repo, &["add", "first"]);
+    first.env("BERTH_TEST_PAUSE_ADD_MS", "30000");
+    let (mut holder, _err) = spawn_until_paused(first);
+    let mut second = sb
+        .berth_command(&repo, &["add", "second"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(second.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert_eq!(
+        line.trim(),
+        format!("waiting for the registry (held by pid {})", holder.id())
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(second.wait().unwrap().success(), "{rest}");
+    assert!(sb.has_branch(&repo, "berth/second"));
+}
+
+/// A ship killed after the trunk moved, holding the primary's `index.lock` before it touched a
+/// file: the next command clears that lock (berth's own), and the landing is finished.
+#[test]
+fn a_ship_killed_holding_the_primary_s_index_lock_is_finished_and_the_lock_cleared() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    ship_killed_at(&sb, &repo, "BERTH_TEST_PAUSE_INDEX_LOCKED_MS");
+    let lock = sb.common_dir(&repo).join("index.lock");
+    assert!(lock.exists());
+    assert!(
+        !repo.join("auth.rs").exists(),
+        "no file was touched before the lock"
+    );
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(!lock.exists());
+    assert_eq!(sb.status(&repo), "");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("auth.rs")).unwrap(),
+        "x\n"
+    );
+}
+
+/// A file the landing writes, changed in the primary after the trunk moved (a person's edit while
+/// a killed landing waited to be finished), is never written over.
+#[test]
+fn bringing_the_primary_along_never_writes_over_a_file_changed_since_the_landing_was_checked() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    ship_killed_at(&sb, &repo, "BERTH_TEST_PAUSE_LANDED_MS");
+    std::fs::write(repo.join("auth.rs"), "mine\n").unwrap();
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(stderr(&out).contains("auth.rs"), "{}", outputs(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.join("auth.rs")).unwrap(),
+        "mine\n"
+    );
+    assert!(!sb.common_dir(&repo).join("index.lock").exists());
+}
+
+/// A file a killed landing already wrote (as the landed commit has it) is no change of anyone's:
+/// the landing is finished over it.
+#[test]
+fn bringing_the_primary_along_goes_on_over_files_a_killed_run_already_wrote() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    ship_killed_at(&sb, &repo, "BERTH_TEST_PAUSE_LANDED_MS");
+    std::fs::write(repo.join("auth.rs"), "x\n").unwrap();
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(sb.status(&repo), "");
+}
