@@ -275,3 +275,27 @@ fn bringing_the_primary_along_goes_on_over_files_a_killed_run_already_wrote() {
     assert!(out.status.success(), "{}", outputs(&out));
     assert_eq!(sb.status(&repo), "");
 }
+
+/// `add` takes over the port block of a worktree whose folder is gone, running its teardown: a
+/// hook (minutes, maybe) never runs while berth holds the registry's lock.
+#[test]
+fn the_teardown_of_a_gone_worktree_whose_block_add_takes_over_runs_without_the_registry_lock() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.port_range(&repo, 63700, 1);
+    let registry_lock = sb.common_dir(&repo).join("berth/registry.lock");
+    let seen = sb.root.join("seen");
+    let teardown = format!(
+        "if flock -n {} true; then echo free >> {}; else echo held >> {}; fi",
+        common::sh_quote(registry_lock.to_str().unwrap()),
+        common::sh_quote(seen.to_str().unwrap()),
+        common::sh_quote(seen.to_str().unwrap()),
+    );
+    sb.install(&repo, &["--teardown", &teardown, "--ports", "10"]);
+    sb.commit_all(&repo, "hooks");
+    let gone = sb.add(&repo, &["gone"]);
+    std::fs::remove_dir_all(&gone).unwrap();
+
+    sb.add(&repo, &["next"]);
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "free\n");
+}

@@ -57,12 +57,14 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
         eprintln!("hint: {}", crate::hooks::UNCOMMITTED_HINT);
     }
     ensure_trusted(ctx, &in_force)?;
-    give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
+    let tear_down = give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
     let entry = locked.registry.find_exact_mut(&name).expect("found above");
     entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
     let record = entry.clone();
-    locked.save()?;
+    let saved = locked.save();
     drop(locked);
+    tear_down.run();
+    saved?;
     bring_up_again(ctx, &store, &record, &in_force, Again::Yes)?;
     Ok(record)
 }
@@ -151,18 +153,20 @@ pub fn give_ports(ctx: &Context, record: &Record, in_force: &Hooks) -> Result<Gi
     try_give_ports(ctx, record, in_force)?.map_err(|exhausted| exhausted.refusal())
 }
 
-/// The block a worktree got, and the gone worktrees of this clone whose blocks it took over:
-/// their teardown has run, so the caller forgets them (prune must not tear them down again, nor
-/// show their old block).
+/// The block a worktree got, and the gone worktrees of this clone whose blocks it took over: the
+/// caller forgets them (prune must not tear them down again, nor show their old block) and runs
+/// their teardowns once the registry's lock is given back.
 #[derive(Debug, Default)]
 pub struct Given {
     pub block: Option<Block>,
     pub forget: Vec<String>,
+    tear_down: TearDown,
 }
 
 impl Given {
-    /// Record the block on `name` and forget the worktrees whose blocks were taken over.
-    pub fn apply(self, registry: &mut registry::Registry, name: &str) {
+    /// Record the block on `name` and forget the worktrees whose blocks were taken over; returns
+    /// their teardowns, to run once the registry's lock is given back.
+    pub fn apply(self, registry: &mut registry::Registry, name: &str) -> TearDown {
         for gone in &self.forget {
             if gone != name {
                 registry.remove(gone);
@@ -171,6 +175,7 @@ impl Given {
         if let Some(entry) = registry.find_exact_mut(name) {
             entry.ports = self.block;
         }
+        self.tear_down
     }
 }
 
@@ -195,18 +200,34 @@ pub fn try_give_ports(
             Err(exhausted) => return Ok(Err(exhausted)),
         };
     let mut forget = Vec::new();
-    for gone in &reserved.taken_over {
-        if gone.clone_exists() {
-            teardown_gone(gone);
-        }
+    let mut tear_down = Vec::new();
+    for gone in reserved.taken_over {
         if gone.common_dir == ctx.common_dir {
             forget.push(gone.name.clone());
+        }
+        if gone.clone_exists() {
+            tear_down.push(gone);
         }
     }
     Ok(Ok(Given {
         block: Some(reserved.block),
         forget,
+        tear_down: TearDown(tear_down),
     }))
+}
+
+/// The teardowns of gone worktrees whose blocks were taken over, to run once the registry's lock
+/// is given back: a hook may take minutes, and never runs under that lock.
+#[derive(Debug, Default)]
+#[must_use = "run the teardowns once the registry's lock is given back"]
+pub struct TearDown(Vec<ports::Entry>);
+
+impl TearDown {
+    pub fn run(self) {
+        for gone in &self.0 {
+            teardown_gone(gone);
+        }
+    }
 }
 
 /// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,

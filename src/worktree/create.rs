@@ -88,11 +88,13 @@ pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<
         }
     }
     let in_force = hooks_for(ctx, &plan)?;
-    let record = reserve(ctx, &mut locked, args, slug, &path, &plan, &in_force, &me)?;
+    let (record, tear_down) = reserve(ctx, &mut locked, args, slug, &path, &plan, &in_force, &me)?;
     // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
-    let record = make(ctx, &mut locked, record, &plan)?;
+    let made = make(ctx, &mut locked, record, &plan);
     drop(locked);
+    tear_down.run();
+    let record = made?;
     if !args.quiet {
         eprintln!(
             "created worktree '{}' on branch {} from {} ({})",
@@ -202,7 +204,7 @@ fn reserve(
     plan: &Plan,
     in_force: &Hooks,
     me: &crate::session::Session,
-) -> Result<Record> {
+) -> Result<(Record, setup::TearDown)> {
     let parent = path.parent().expect("a worktree path has a parent");
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -238,16 +240,17 @@ fn reserve(
         }
     };
     locked.registry.worktrees.push(record.clone());
-    given.apply(&mut locked.registry, &args.name);
+    let tear_down = given.apply(&mut locked.registry, &args.name);
     if let Err(err) = locked.save() {
         free_ports(ctx, &args.name);
         return Err(err);
     }
-    Ok(locked
+    let record = locked
         .registry
         .find_exact_mut(&args.name)
         .expect("pushed above")
-        .clone())
+        .clone();
+    Ok((record, tear_down))
 }
 
 /// Make the checkout and clear the `creating` mark. Whatever fails undoes what was made, so
@@ -412,22 +415,27 @@ fn reuse(
     let unfinished =
         !args.no_setup && matches!(entry.setup, Some(SetupState::Pending | SetupState::Failed));
     let mut rerun = None;
+    let mut tear_down = setup::TearDown::default();
     if unfinished {
         let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
         setup::ensure_trusted(ctx, &in_force)?;
         let given = setup::give_ports(ctx, entry, &in_force)?;
         entry.setup = in_force.setup.as_ref().map(|_| SetupState::Pending);
-        given.apply(&mut locked.registry, &args.name);
+        tear_down = given.apply(&mut locked.registry, &args.name);
         let entry = locked
             .registry
             .find_exact_mut(&args.name)
             .expect("kept above");
         rerun = Some((entry.clone(), in_force));
     }
-    if taken != Taken::AlreadyMine || rerun.is_some() {
-        locked.save()?;
-    }
+    let saved = if taken != Taken::AlreadyMine || rerun.is_some() {
+        locked.save()
+    } else {
+        Ok(())
+    };
     drop(locked);
+    tear_down.run();
+    saved?;
     if let Some((record, in_force)) = rerun {
         eprintln!("running the unfinished setup of '{}' again", record.name);
         let store = Store::new(ctx.state_dir());
