@@ -34,9 +34,15 @@ pub fn taking(common_dir: &Path, locks: &[PathBuf]) -> Result<Taking> {
     let dir = records_dir(common_dir);
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let pid = std::process::id();
-    let start = crate::process::start_time(pid).unwrap_or_default();
-    let name = format!("{pid}.{start}.{}", SEQUENCE.fetch_add(1, Ordering::Relaxed));
-    let mut text = format!("pid {pid}\nstart {start}\n");
+    // Without a start time (no `/proc`), no one can prove this process gone: the record has none,
+    // and its locks are never cleared.
+    let start = crate::process::start_time(pid);
+    let shown = start.map_or_else(|| "unknown".to_owned(), |s| s.to_string());
+    let name = format!("{pid}.{shown}.{}", SEQUENCE.fetch_add(1, Ordering::Relaxed));
+    let mut text = format!("pid {pid}\n");
+    if let Some(start) = start {
+        text.push_str(&format!("start {start}\n"));
+    }
     for lock in locks {
         let lock = std::path::absolute(lock).unwrap_or_else(|_| lock.clone());
         text.push_str(&format!("lock {}\n", lock.display()));
@@ -53,7 +59,8 @@ pub fn taking(common_dir: &Path, locks: &[PathBuf]) -> Result<Taking> {
 /// One record as read back.
 struct Record {
     path: PathBuf,
-    holder: (u32, u64),
+    /// The pid and its start time (`None`: unknown, so never proven gone).
+    holder: (u32, Option<u64>),
     locks: Vec<PathBuf>,
     written: std::time::SystemTime,
 }
@@ -80,7 +87,7 @@ fn records(common_dir: &Path) -> Vec<Record> {
                 _ => {}
             }
         }
-        if let (Some(pid), Some(start), Ok(written)) = (pid, start, meta.modified()) {
+        if let (Some(pid), Ok(written)) = (pid, meta.modified()) {
             out.push(Record {
                 path,
                 holder: (pid, start),
@@ -92,8 +99,8 @@ fn records(common_dir: &Path) -> Vec<Record> {
     out
 }
 
-fn holder_alive((pid, start): (u32, u64)) -> bool {
-    crate::process::alive(pid, Some(start))
+fn holder_alive((pid, start): (u32, Option<u64>)) -> bool {
+    start.is_none_or(|start| crate::process::alive(pid, Some(start)))
 }
 
 /// Remove the git lock files that berth processes now gone left under `common_dir`, and their
@@ -160,4 +167,78 @@ pub(crate) fn test_pause(var: &str) {
     }
     #[cfg(not(debug_assertions))]
     let _ = var;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of a process that has ended, naming `lock`.
+    fn dead_record(common: &Path, lock: &Path) {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let start = crate::process::start_time(pid).unwrap();
+        child.wait().unwrap();
+        let dir = records_dir(common);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(format!("{pid}.{start}.0")),
+            format!("pid {pid}\nstart {start}\nlock {}\n", lock.display()),
+        )
+        .unwrap();
+    }
+
+    fn temp() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "berth-locks-{}-{}",
+            std::process::id(),
+            SEQUENCE_FOR_TESTS.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+    static SEQUENCE_FOR_TESTS: AtomicU64 = AtomicU64::new(0);
+
+    #[test]
+    fn a_lock_a_dead_berth_recorded_goes_with_its_record() {
+        let common = temp();
+        let lock = common.join("packed-refs.lock");
+        dead_record(&common, &lock);
+        std::fs::write(&lock, "").unwrap();
+        assert_eq!(clear_dead(&common), vec![lock.clone()]);
+        assert!(!lock.exists());
+        assert_eq!(std::fs::read_dir(records_dir(&common)).unwrap().count(), 0);
+        std::fs::remove_dir_all(&common).unwrap();
+    }
+
+    #[test]
+    fn a_lock_older_than_the_dead_berth_s_record_was_someone_else_s_and_stays() {
+        let common = temp();
+        let lock = common.join("index.lock");
+        std::fs::write(&lock, "").unwrap();
+        let before = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::options()
+            .write(true)
+            .open(&lock)
+            .unwrap()
+            .set_modified(before)
+            .unwrap();
+        dead_record(&common, &lock);
+        assert!(clear_dead(&common).is_empty());
+        assert!(lock.exists());
+        std::fs::remove_dir_all(&common).unwrap();
+    }
+
+    #[test]
+    fn a_lock_a_live_berth_recorded_since_stays_though_a_dead_one_named_it_too() {
+        let common = temp();
+        let lock = common.join("refs/heads/x.lock");
+        dead_record(&common, &lock);
+        let _mine = taking(&common, std::slice::from_ref(&lock)).unwrap();
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        std::fs::write(&lock, "").unwrap();
+        assert!(clear_dead(&common).is_empty());
+        assert!(lock.exists());
+        std::fs::remove_dir_all(&common).unwrap();
+    }
 }
