@@ -1,5 +1,6 @@
-//! Refs outside `refs/heads/` that hold one object each (berth's facts about commits, such as
-//! review verdicts): write the object, move the ref by compare-and-swap, read it back, delete it.
+//! Refs that hold one object each (berth's facts about commits, such as review verdicts, and the
+//! branches it creates and lands on): write the object, move the ref by compare-and-swap, read it
+//! back, delete it.
 //! A ref is only ever moved from the value the caller saw, so two writers never tear one. Every
 //! lock taken here is recorded first (`locks`), so a kill never leaves one that blocks berth; an
 //! update takes only the ref's own lock, as git does, never `packed-refs.lock`.
