@@ -390,3 +390,65 @@ fn a_dry_run_counts_what_it_would_remove_apart_from_what_it_removed() {
             .any(|r| r["name"] == "done")
     );
 }
+
+#[test]
+fn clean_deletes_a_landed_branch_no_worktree_has_and_names_one_with_unlanded_work() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "berth/landed", "main"]);
+    sb.unlanded_branch(&repo, "berth/open");
+    // A landed branch checked out in a worktree git made without berth is that worktree's.
+    sb.worktree_by_hand(&repo, "berth/hand", &sb.root.join("hand"));
+
+    let dry = sb.berth_json(&repo, &["clean", "--dry-run", "--json"]);
+    let tip = sb.rev(&repo, "main");
+    assert_eq!(
+        dry["branches"],
+        serde_json::json!([
+            {"branch": "berth/landed", "tip": tip, "outcome": "would delete", "reason": null},
+            {"branch": "berth/open", "tip": sb.rev(&repo, "berth/open"), "outcome": "kept",
+             "reason": "1 commit not on main"},
+        ]),
+        "{dry}"
+    );
+    assert!(
+        sb.has_branch(&repo, "berth/landed"),
+        "a dry run deletes nothing"
+    );
+
+    let out = sb.berth_ok(&repo, &["clean"]);
+    assert!(
+        out.contains("deleted      branch berth/landed  no worktree, its work is on main"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kept         branch berth/open  no worktree, 1 commit not on main"),
+        "{out}"
+    );
+    assert!(!sb.has_branch(&repo, "berth/landed"));
+    assert!(sb.has_branch(&repo, "berth/open"));
+    assert!(sb.has_branch(&repo, "berth/hand"));
+}
+
+#[test]
+fn clean_keeps_a_worktree_its_teardown_commits_in_with_the_commit_on_its_branch() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.teardown_in_worktree(&repo, common::COMMIT_LATE);
+    let path = sb.add(&repo, &["done"]);
+    release_mine(&sb, &repo);
+
+    let report = sb.berth_json(&repo, &["clean", "--delete-branch", "--json"]);
+
+    let (outcome, reason) = &outcomes(&report)["done"];
+    assert_eq!(outcome, "kept", "{report}");
+    assert!(
+        reason.as_str().unwrap().contains("during its teardown"),
+        "{reason}"
+    );
+    assert!(path.join("late.txt").exists());
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%s", "berth/done"]),
+        "late\n"
+    );
+}

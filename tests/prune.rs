@@ -157,3 +157,41 @@ fn prune_with_nothing_to_do_changes_nothing() {
     assert_eq!(sb.state(&repo), before);
     assert!(path.join("untracked.txt").is_file());
 }
+
+#[test]
+fn prune_deletes_a_landed_branch_no_worktree_has_and_keeps_one_with_unlanded_work() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "berth/landed", "main"]);
+    sb.git(&repo, &["branch", "other", "main"]);
+    sb.unlanded_branch(&repo, "berth/open");
+
+    let dry = sb.berth_json(&repo, &["prune", "--dry-run", "--json"]);
+    assert_eq!(dry["branches"][0]["branch"], "berth/landed", "{dry}");
+    assert_eq!(dry["branches"][0]["outcome"], "would delete", "{dry}");
+    assert_eq!(dry["branches"][1]["outcome"], "kept", "{dry}");
+    assert!(
+        sb.has_branch(&repo, "berth/landed"),
+        "a dry run deletes nothing"
+    );
+
+    let out = sb.berth_ok(&repo, &["prune"]);
+    let tip = sb.rev(&repo, "main");
+    assert!(
+        out.contains(&format!(
+            "deleted branch berth/landed ({}): no worktree has it, and its work is on main",
+            &tip[..7]
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("kept branch berth/open: no worktree has it, and it has 1 commit not on main"),
+        "{out}"
+    );
+    assert!(!sb.has_branch(&repo, "berth/landed"));
+    assert!(sb.has_branch(&repo, "berth/open"));
+    assert!(
+        sb.has_branch(&repo, "other"),
+        "only branches under the prefix"
+    );
+}

@@ -38,8 +38,9 @@ fn half_removed(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
     );
 }
 
-/// Nothing of `name` is left but its branch: no record, no folder, no admin entry.
-fn finished(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
+/// Nothing of `name` is left but its branch: no record, no folder, no admin entry. The branch
+/// stays with `branch_kept`; else (`clean`, `prune`) it went, its work being all on the trunk.
+fn finished(sb: &Sandbox, repo: &Path, name: &str, path: &Path, branch_kept: bool) {
     assert!(!path.exists(), "{}", path.display());
     assert!(git_worktree_at(sb, repo, path).is_none(), "git forgot it");
     assert!(
@@ -53,10 +54,14 @@ fn finished(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
         "",
         "git finds nothing to prune"
     );
-    assert!(sb.has_branch(repo, &format!("berth/{name}")), "branch kept");
+    assert_eq!(
+        sb.has_branch(repo, &format!("berth/{name}")),
+        branch_kept,
+        "branch kept"
+    );
 }
 
-/// `add` of `name` works again, on the kept branch, and git knows the new worktree.
+/// `add` of `name` works again, on its branch, and git knows the new worktree.
 fn added_again(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
     let again = sb.add(repo, &[name]);
     assert_eq!(again, path);
@@ -110,7 +115,7 @@ fn clean_finishes_a_killed_remove_and_keeps_going_past_a_broken_worktree() {
         "{}",
         stderr(&out)
     );
-    finished(&sb, &repo, "auth", &auth);
+    finished(&sb, &repo, "auth", &auth, false);
     assert!(!done.exists());
     assert!(broken.join("README.md").exists(), "a broken one is kept");
     added_again(&sb, &repo, "auth", &auth);
@@ -140,7 +145,7 @@ fn prune_finishes_a_killed_remove_frees_its_ports_and_the_name_can_be_added_agai
         "{}",
         common::outputs(&out)
     );
-    finished(&sb, &repo, "auth", &auth);
+    finished(&sb, &repo, "auth", &auth, false);
     assert!(!sb.ports_file().contains("name = \"auth\""), "block freed");
     added_again(&sb, &repo, "auth", &auth);
 }
@@ -161,7 +166,7 @@ fn remove_of_the_name_again_finishes_a_killed_remove() {
         "{}",
         stderr(&out)
     );
-    finished(&sb, &repo, "auth", &auth);
+    finished(&sb, &repo, "auth", &auth, true);
     assert!(git_worktree_at(&sb, &repo, &other).is_some(), "others stay");
     assert_eq!(git_worktrees(&sb, &repo).len(), 2);
     added_again(&sb, &repo, "auth", &auth);
@@ -182,7 +187,7 @@ fn any_other_command_that_takes_the_lock_finishes_a_killed_remove_too() {
         "{}",
         stderr(&out)
     );
-    finished(&sb, &repo, "auth", &auth);
+    finished(&sb, &repo, "auth", &auth, true);
 }
 
 #[test]

@@ -503,3 +503,84 @@ fn clean_delete_branch_keeps_a_branch_berth_did_not_create_and_deletes_its_own()
     assert!(sb.has_branch(&repo, "feature"), "{out}");
     assert!(!sb.has_branch(&repo, "berth/own"), "{out}");
 }
+
+#[test]
+fn remove_keeps_a_worktree_and_its_branch_when_its_teardown_commits_in_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.teardown_in_worktree(&repo, common::COMMIT_LATE);
+    let path = sb.add(&repo, &["auth"]);
+
+    let out = sb.berth(&repo, &["remove", "--delete-branch", "auth"]);
+
+    assert_eq!(out.status.code(), Some(1), "{}", common::outputs(&out));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("kept worktree 'auth'") && err.contains("during its teardown"),
+        "{err}"
+    );
+    assert!(err.contains("hint: "), "{err}");
+    assert!(path.join("late.txt").exists(), "the worktree stays");
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%s", "berth/auth"]),
+        "late\n",
+        "the commit made during the teardown is on the branch"
+    );
+    assert!(git_worktree_at(&sb, &repo, &path).is_some());
+    assert_eq!(sb.list_row(&repo, "auth")["name"], "auth");
+}
+
+#[test]
+fn remove_keeps_a_file_its_teardown_writes_into_the_worktree_and_says_why_in_json() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.teardown_in_worktree(
+        &repo,
+        "[ \"$WORKTREE_NAME\" = auth ] || exit 0; echo late > late.txt",
+    );
+    let path = sb.add(&repo, &["auth"]);
+    let gone = sb.add(&repo, &["ui"]);
+
+    let out = sb.berth(&repo, &["remove", "--json", "auth", "ui"]);
+
+    assert_eq!(out.status.code(), Some(1), "{}", common::outputs(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["removed"][0]["name"], "ui", "{report}");
+    assert_eq!(report["kept"][0]["name"], "auth", "{report}");
+    assert_eq!(
+        report["kept"][0]["reason"],
+        "files in it changed during its teardown"
+    );
+    assert_eq!(
+        std::fs::read_to_string(path.join("late.txt")).unwrap(),
+        "late\n"
+    );
+    assert!(!gone.exists());
+}
+
+#[test]
+fn remove_force_discards_the_worktree_but_keeps_a_branch_its_teardown_moved() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.teardown_in_worktree(&repo, common::COMMIT_LATE);
+    let path = sb.add(&repo, &["auth"]);
+    let judged = sb.rev(&path, "HEAD");
+
+    let out = sb.berth(&repo, &["remove", "--force", "--delete-branch", "auth"]);
+
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "branch berth/auth kept: it moved from {}",
+            &judged[..7]
+        )),
+        "{err}"
+    );
+    assert!(!path.exists(), "--force removes the worktree");
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%s", "berth/auth"]),
+        "late\n",
+        "the commit made after the judgement is kept on its branch"
+    );
+}

@@ -1086,3 +1086,123 @@ fn ship_message_names_the_landing_commit_and_a_fast_forward_refuses_it() {
         "Add login\n\nWith a body.\n\n"
     );
 }
+
+/// A ship of `name` stopped at the test pause `pause`, then killed with SIGKILL.
+fn ship_killed_at(sb: &Sandbox, repo: &Path, name: &str, pause: &str) {
+    let mut cmd = sb.berth_command(repo, &["ship", name]);
+    cmd.env(pause, "30000");
+    let (mut child, _err) = common::spawn_until_paused(cmd);
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_commit_made_in_a_landed_worktree_during_its_teardown_keeps_the_worktree_and_its_branch() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    // Not in the gate's scratch worktree: only in the one that landed.
+    sb.teardown_in_worktree(
+        &repo,
+        &format!("[ \"$WORKTREE_NAME\" != auth ] || {}", common::COMMIT_LATE),
+    );
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+
+    let (out, report) = ship_json(&sb, &repo, &["auth"]);
+
+    assert!(out.status.success(), "{}", outputs(&out));
+    let auth = outcome(&report, "auth");
+    assert_eq!(auth["outcome"], "landed", "{report}");
+    let kept = auth["kept"].as_str().unwrap_or_default();
+    assert!(kept.contains("during its teardown"), "{kept}");
+    assert!(wt.join("late.txt").exists(), "the worktree stays");
+    assert_eq!(
+        sb.git(&repo, &["log", "-1", "--format=%s", "berth/auth"]),
+        "late\n",
+        "the commit made during the teardown is on its branch"
+    );
+}
+
+#[test]
+fn a_ship_killed_while_removing_the_landed_worktree_leaves_no_branch_clean_or_prune_miss() {
+    for command in ["clean", "prune"] {
+        let sb = Sandbox::new();
+        let repo = sb.repo("app");
+        let reviewer = Agent::spawn();
+        let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+        // Stopped with the checkout deleted, the branch and the record not yet.
+        ship_killed_at(&sb, &repo, "auth", "BERTH_TEST_PAUSE_REMOVE_MS");
+        assert!(!wt.exists(), "{command}");
+        assert!(sb.has_branch(&repo, "berth/auth"), "{command}");
+
+        let dry = sb.berth_json(&repo, &[command, "--dry-run", "--json"]);
+        assert_eq!(
+            dry["branches"][0]["branch"], "berth/auth",
+            "{command}: {dry}"
+        );
+        assert_eq!(dry["branches"][0]["outcome"], "would delete", "{dry}");
+        assert!(
+            sb.has_branch(&repo, "berth/auth"),
+            "a dry run deletes nothing"
+        );
+        let done = sb.berth_json(&repo, &[command, "--json"]);
+        assert_eq!(
+            done["branches"][0]["outcome"], "deleted",
+            "{command}: {done}"
+        );
+        gone(&sb, &repo, "auth", &wt);
+        assert!(sb.list_rows(&repo, false).is_empty(), "{command}");
+    }
+}
+
+#[test]
+fn a_ship_killed_after_deleting_the_landed_branch_leaves_a_record_the_next_command_finishes() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+    // Stopped between the branch's deletion and the record's: the branch goes first.
+    ship_killed_at(&sb, &repo, "auth", "BERTH_TEST_PAUSE_FORGET_MS");
+    assert!(!sb.has_branch(&repo, "berth/auth"));
+    let registry = std::fs::read_to_string(sb.registry_path(&repo)).unwrap();
+    assert!(registry.contains("name = \"auth\""), "{registry}");
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    gone(&sb, &repo, "auth", &wt);
+    assert!(sb.list_rows(&repo, false).is_empty());
+}
+
+#[test]
+fn a_landing_finished_after_a_kill_overwrites_no_edit_made_in_the_primary_meanwhile() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "README.md", "from auth\n", &reviewer);
+    ship_killed_at(&sb, &repo, "auth", "BERTH_TEST_PAUSE_LANDED_MS");
+    assert_eq!(sb.git(&repo, &["show", "main:README.md"]), "from auth\n");
+    std::fs::write(repo.join("README.md"), "mine\n").unwrap();
+
+    let out = sb.berth(&repo, &["prune"]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let err = stderr(&out);
+    assert!(err.contains("has changes to README.md"), "{err}");
+    assert!(err.contains("hint: "), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "mine\n",
+        "the edit is kept"
+    );
+    assert!(wt.exists(), "nothing of the landing was finished");
+
+    // Restored, the landing is finished as any other.
+    sb.git(&repo, &["checkout", "--", "README.md"]);
+    let out = sb.berth(&repo, &["prune"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "from auth\n"
+    );
+    assert_eq!(sb.status(&repo), "");
+    gone(&sb, &repo, "auth", &wt);
+}

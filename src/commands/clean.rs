@@ -16,7 +16,7 @@ pub struct CleanArgs {
     /// Delete the branches of the worktrees it removes (they are landed: nothing is lost)
     #[arg(long, short = 'd')]
     pub delete_branch: bool,
-    /// Print JSON: {"worktrees": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}
+    /// Print JSON: {"worktrees": [...], "branches": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}
     #[arg(long)]
     pub json: bool,
 }
@@ -59,6 +59,13 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
                 }
             )?,
         }
+    }
+    for b in &report.branches {
+        let why = match &b.reason {
+            Some(reason) => format!("no worktree, {reason}"),
+            None => format!("no worktree, its work is on {}", ctx.trunk()),
+        };
+        writeln!(out, "{:<12} branch {}  {why}", b.outcome, b.branch)?;
     }
     writeln!(
         out,

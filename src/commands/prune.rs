@@ -14,7 +14,7 @@ pub struct PruneArgs {
     /// Say what would be pruned, change nothing
     #[arg(long, short = 'n')]
     pub dry_run: bool,
-    /// Print JSON: {"admin", "forget", "free", "finish", "agents": [...], "dry_run": bool}
+    /// Print JSON: {"admin", "forget", "free", "finish", "agents", "branches": [...], "dry_run": bool}
     #[arg(long)]
     pub json: bool,
 }
@@ -68,10 +68,9 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
     for record in &plan.finish {
         writeln!(
             out,
-            "{} worktree '{}': an earlier remove was cut short (branch {} kept)",
+            "{} worktree '{}': an earlier remove was cut short",
             verb("removed", "would remove"),
             record.name,
-            record.branch
         )?;
     }
     for record in &plan.forget {
@@ -94,6 +93,23 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
                 record.path.display(),
                 record.branch
             )?;
+        }
+    }
+    for b in &plan.branches {
+        match &b.reason {
+            Some(reason) => writeln!(
+                out,
+                "kept branch {}: no worktree has it, and it has {reason}",
+                b.branch
+            )?,
+            None => writeln!(
+                out,
+                "{} branch {} ({}): no worktree has it, and its work is on {}",
+                verb("deleted", "would delete"),
+                b.branch,
+                crate::git::short(&b.tip),
+                ctx.trunk()
+            )?,
         }
     }
     for name in &plan.agents {

@@ -19,7 +19,7 @@ pub struct RemoveArgs {
     /// Delete the branch too (still refused when unmerged, unless --force)
     #[arg(long, short = 'd')]
     pub delete_branch: bool,
-    /// Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}
+    /// Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}], "kept": [{"name", "path", "branch", "reason"}]}
     #[arg(long)]
     pub json: bool,
 }
@@ -28,6 +28,16 @@ pub struct RemoveArgs {
 #[derive(serde::Serialize)]
 struct Report {
     removed: Vec<Gone>,
+    /// Worktrees that changed during their teardown, and stay.
+    kept: Vec<Stays>,
+}
+
+#[derive(serde::Serialize)]
+struct Stays {
+    name: String,
+    path: std::path::PathBuf,
+    branch: String,
+    reason: String,
 }
 
 #[derive(serde::Serialize)]
@@ -47,17 +57,48 @@ pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> 
         args.delete_branch,
         &mut |done| eprintln!("{done}"),
     )?;
+    let (kept, removed): (Vec<_>, Vec<_>) = removed.into_iter().partition(|r| r.kept.is_some());
+    let names: Vec<String> = kept.iter().map(|r| format!("'{}'", r.name)).collect();
     if args.json {
-        let removed = removed
-            .into_iter()
-            .map(|r| Gone {
-                name: r.name,
-                path: r.path,
-                branch: r.branch,
-                branch_deleted: r.branch_deleted,
-            })
-            .collect();
-        return super::write_json(out, &Report { removed });
+        let report = Report {
+            removed: removed
+                .into_iter()
+                .map(|r| Gone {
+                    name: r.name,
+                    path: r.path,
+                    branch: r.branch,
+                    branch_deleted: r.branch_deleted,
+                })
+                .collect(),
+            kept: kept
+                .into_iter()
+                .map(|r| Stays {
+                    reason: r.kept.unwrap_or_default(),
+                    name: r.name,
+                    path: r.path,
+                    branch: r.branch,
+                })
+                .collect(),
+        };
+        super::write_json(out, &report)?;
+    }
+    if !names.is_empty() {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "{} changed during the teardown and stayed: {}",
+                if names.len() == 1 {
+                    "a worktree"
+                } else {
+                    "worktrees"
+                },
+                names.join(", ")
+            ),
+            format!(
+                "look at what changed, then remove it again: {} remove {}",
+                crate::names::TOOL,
+                names.join(" ")
+            ),
+        ));
     }
     Ok(())
 }

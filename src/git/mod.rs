@@ -139,6 +139,33 @@ pub fn short(hex: &str) -> &str {
     &hex[..hex.len().min(7)]
 }
 
+/// [`delete_branch`] as a compare-and-swap that tells instead of failing: [`refs::Swap::Moved`]
+/// with where the branch points now when it no longer points at `expected` (a commit made since
+/// the caller judged it: the branch stays), [`refs::Swap::Done`] when it is gone (already, or now).
+pub fn delete_branch_at(
+    repo: &gix::Repository,
+    short: &str,
+    expected: gix::ObjectId,
+) -> anyhow::Result<refs::Swap> {
+    let name = branch_ref(short)?.to_string();
+    let moved = |now: Option<gix::ObjectId>| match now {
+        None => refs::Swap::Done,
+        now => refs::Swap::Moved(now),
+    };
+    let now = refs::target(repo, &name)?;
+    if now != Some(expected) {
+        return Ok(moved(now));
+    }
+    match delete_branch(repo, short, expected) {
+        Ok(()) => Ok(refs::Swap::Done),
+        // It moved between the look and the delete: the delete refused, as it must.
+        Err(err) => match refs::target(repo, &name)? {
+            now if now != Some(expected) => Ok(moved(now)),
+            _ => Err(err),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

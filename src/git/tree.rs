@@ -1,4 +1,5 @@
-//! Files as committed: a commit's tree, the blob at a path in it, and the id git gives a blob.
+//! Files as committed: a commit's tree, the blob at a path in it, the id git gives a blob, and
+//! which files of a checkout hold neither of two commits' content.
 //! Hooks and trust read through these, so no file outside `git/` asks gix for an object.
 
 use anyhow::{Context as _, Result};
@@ -42,4 +43,49 @@ pub fn file_at(tree: &gix::Tree<'_>, path: &str, commit: &gix::ObjectId) -> Resu
 pub fn blob_id(content: &[u8]) -> Result<gix::ObjectId> {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
         .map_err(super::gix_err)
+}
+
+/// The files that differ between commits `old` and `new` whose content in `checkout` is neither
+/// `old`'s nor `new`'s: someone's edits, which bringing the checkout from `old` to `new` would
+/// overwrite. A file that holds either (or is missing) is not counted: a run of that move a kill
+/// cut short leaves only those. Content is compared as stored, without filters.
+pub fn edited_since(
+    checkout: &gix::Repository,
+    old: gix::ObjectId,
+    new: gix::ObjectId,
+) -> Result<Vec<String>> {
+    let Some(dir) = checkout.workdir() else {
+        return Ok(Vec::new());
+    };
+    let (old_tree, new_tree) = (of_commit(checkout, old)?, of_commit(checkout, new)?);
+    let changed = super::land::changed_paths(checkout, old_tree.id, new_tree.id)?;
+    let id_at = |tree: &gix::Tree<'_>, path: &str| -> Result<Option<gix::ObjectId>> {
+        Ok(tree
+            .lookup_entry_by_path(path)
+            .map_err(super::gix_err)
+            .with_context(|| format!("cannot read {path}"))?
+            .map(|e| e.object_id()))
+    };
+    let mut edited = Vec::new();
+    for (path, _) in changed {
+        let file = dir.join(&path);
+        let content = match std::fs::symlink_metadata(&file) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", file.display())),
+            Ok(meta) if meta.is_symlink() => {
+                std::fs::read_link(&file).map(|target| target.into_os_string().into_encoded_bytes())
+            }
+            Ok(meta) if meta.is_file() => std::fs::read(&file),
+            Ok(_) => {
+                edited.push(path);
+                continue;
+            }
+        }
+        .with_context(|| format!("cannot read {}", file.display()))?;
+        let id = Some(blob_id(&content)?);
+        if id != id_at(&old_tree, &path)? && id != id_at(&new_tree, &path)? {
+            edited.push(path);
+        }
+    }
+    Ok(edited)
 }

@@ -785,7 +785,8 @@ fn remove_scratch(ctx: &Context, scratch: &str) {
             return Ok(());
         }
         let entry = worktree::find(ctx, &locked.registry, scratch)?;
-        worktree::remove::carry_out(ctx, &mut locked, &entry, true, true)?;
+        let seen = worktree::remove::seen_now(ctx, &entry)?;
+        worktree::remove::carry_out(ctx, &mut locked, &entry, true, true, &seen)?;
         Ok(())
     })();
     if let Err(err) = removed {
@@ -1023,6 +1024,36 @@ fn check_primary(
     Ok(())
 }
 
+/// Refuse to bring the primary checkout along from `old` to `new` when a file the landing
+/// changes holds an edit of someone's (neither side's content); the journal then stays, and the
+/// next `ship` or `prune` tries again.
+fn check_primary_again(
+    primary: &gix::Repository,
+    old: gix::ObjectId,
+    new: gix::ObjectId,
+    worktree: &str,
+) -> Result<()> {
+    let edited = git::tree::edited_since(primary, old, new)?;
+    if edited.is_empty() {
+        return Ok(());
+    }
+    let dir = primary
+        .workdir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    Err(refuse_with_hint(
+        format!(
+            "the primary checkout {dir} has changes to {}, which the landing of '{worktree}' changes; it was not brought along, and nothing was overwritten",
+            edited.join(", ")
+        ),
+        format!(
+            "save those changes elsewhere, then restore the files there (git checkout -- {}) and run {} prune",
+            edited.join(" "),
+            names::TOOL
+        ),
+    ))
+}
+
 /// A landing whose worktree is still to be removed.
 struct Landed {
     name: String,
@@ -1061,6 +1092,9 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
         // Tests stop here, the trunk moved and the primary not yet along, to kill it.
         crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
         if let Some(primary) = primary_on(ctx, &landing.trunk)? {
+            // Checked before the trunk moved, but a kill may have let minutes pass since: look
+            // again, and overwrite nobody's edits.
+            check_primary_again(&primary, old, new, &landing.worktree)?;
             let held = ctx
                 .state_dir()
                 .join(names::SHIP_DIR)
@@ -1150,12 +1184,22 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
         };
         let entry = worktree::find(ctx, &locked.registry, name)?;
         worktree::remove::check_state_writable(&locked, record.ports.is_some())?;
-        let note = worktree::remove::carry_out(ctx, &mut locked, &entry, false, true)?;
-        eprintln!(
-            "removed worktree '{name}' ({}); {note}",
-            record.path.display()
-        );
-        Ok(None)
+        // It goes only while it holds the landed head, after its teardown too; its branch is
+        // deleted only from there.
+        let landed = worktree::judge::Seen {
+            head: Some(head),
+            tip: Some(head),
+        };
+        match worktree::remove::carry_out(ctx, &mut locked, &entry, false, true, &landed)? {
+            worktree::remove::Carried::Removed(note) => {
+                eprintln!(
+                    "removed worktree '{name}' ({}); {note}",
+                    record.path.display()
+                );
+                Ok(None)
+            }
+            worktree::remove::Carried::Kept(why) => Ok(Some(why)),
+        }
     })();
     let why = match kept {
         Ok(None) => return,

@@ -49,6 +49,60 @@ pub struct Facts {
     pub branch: String,
     /// The removal would delete a branch that was there before berth.
     pub deletes_given_branch: bool,
+    /// The worktree's HEAD and branch tip as judged: it goes only while it still holds them.
+    pub seen: Seen,
+}
+
+/// What a removal saw when it judged a worktree. The teardown runs after (for minutes, maybe),
+/// so the removal looks again before it deletes ([`still`]), and deletes the branch only from
+/// the tip it judged (compare-and-swap).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Seen {
+    pub head: Option<gix::ObjectId>,
+    pub tip: Option<gix::ObjectId>,
+}
+
+/// What the removal finds when it looks again after the teardown: HEAD, whether the checkout
+/// is dirty, and the tip of its branch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Again {
+    pub head: Option<gix::ObjectId>,
+    pub dirty: bool,
+    pub tip: Option<gix::ObjectId>,
+}
+
+/// Whether a judged worktree still goes once its teardown has run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Still {
+    Go,
+    /// It changed since it was judged: why, in words (`its HEAD moved ...`).
+    Keep(String),
+}
+
+/// The pure decision after the teardown. `force` discards what was judged (uncommitted files,
+/// unmerged commits), never a commit made after: one on the branch stays there (its deletion
+/// from the judged tip fails), any other keeps the worktree.
+pub fn still(seen: &Seen, now: &Again, force: bool) -> Still {
+    if now.head != seen.head {
+        let on_branch = now.head.is_some() && now.head == now.tip;
+        if !(force && on_branch) {
+            let name = |id: Option<gix::ObjectId>| {
+                id.map_or_else(
+                    || "nothing".to_owned(),
+                    |id| crate::git::short(&id.to_string()).to_owned(),
+                )
+            };
+            return Still::Keep(format!(
+                "its HEAD moved from {} to {} during its teardown",
+                name(seen.head),
+                name(now.head)
+            ));
+        }
+    }
+    if now.dirty && !force {
+        return Still::Keep("files in it changed during its teardown".to_owned());
+    }
+    Still::Go
 }
 
 /// Every reason a worktree stays, in the words `clean` prints (`claimed by s2, dirty`): all
@@ -191,6 +245,10 @@ pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Resul
             facts.branch = name;
         }
     }
+    facts.seen = Seen {
+        head,
+        tip: graph::branch_tip(&ctx.repo, &record.branch),
+    };
     let unmerged = |tip: gix::ObjectId, elsewhere: &[gix::ObjectId]| {
         graph::work_not_landed(&ctx.repo, tip, elsewhere, trunk)
     };
@@ -467,6 +525,61 @@ mod tests {
             ..clean()
         };
         assert_eq!(verdict(&facts, true), Verdict::Locked("agent 7".into()));
+    }
+
+    fn id(n: u8) -> Option<gix::ObjectId> {
+        Some(gix::ObjectId::from_bytes_or_panic(&[n; 20]))
+    }
+
+    #[test]
+    fn a_worktree_unchanged_by_its_teardown_goes() {
+        let seen = Seen {
+            head: id(1),
+            tip: id(1),
+        };
+        let now = Again {
+            head: id(1),
+            dirty: false,
+            tip: id(1),
+        };
+        assert_eq!(still(&seen, &now, false), Still::Go);
+    }
+
+    #[test]
+    fn a_commit_made_during_the_teardown_keeps_the_worktree_unless_forced_and_on_its_branch() {
+        let seen = Seen {
+            head: id(1),
+            tip: id(1),
+        };
+        let on_branch = Again {
+            head: id(2),
+            dirty: false,
+            tip: id(2),
+        };
+        assert!(
+            matches!(still(&seen, &on_branch, false), Still::Keep(why) if why.contains("HEAD moved from 0101010 to 0202020"))
+        );
+        assert_eq!(still(&seen, &on_branch, true), Still::Go);
+        let detached = Again {
+            tip: id(1),
+            ..on_branch
+        };
+        assert!(matches!(still(&seen, &detached, true), Still::Keep(_)));
+    }
+
+    #[test]
+    fn a_file_written_during_the_teardown_keeps_the_worktree_unless_forced() {
+        let seen = Seen {
+            head: id(1),
+            tip: id(1),
+        };
+        let now = Again {
+            head: id(1),
+            dirty: true,
+            tip: id(1),
+        };
+        assert!(matches!(still(&seen, &now, false), Still::Keep(_)));
+        assert_eq!(still(&seen, &now, true), Still::Go);
     }
 
     #[test]

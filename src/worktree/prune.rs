@@ -3,7 +3,8 @@
 //! those of clones since deleted; finish removals that a kill cut short. [`plan`] only reads; the
 //! command prints it (`--dry-run`) or hands it to [`carry_out`], which acts under the registry
 //! lock. It never touches a worktree that exists: a folder whose `.git` is gone is forgotten and
-//! left as it is, unless a removal of it had begun.
+//! left as it is, unless a removal of it had begun. A branch under the prefix that no worktree
+//! has goes when its work is all landed ([`super::sweep::orphans`]).
 
 use anyhow::Result;
 
@@ -26,6 +27,8 @@ pub struct Plan {
     pub free: Vec<ports::Entry>,
     /// Agents berth launched whose process has ended (`agents` shows them as gone until now).
     pub agents: Vec<String>,
+    /// Branches under the prefix that no worktree has: deleted when landed, else kept.
+    pub branches: Vec<super::sweep::Orphan>,
 }
 
 impl Plan {
@@ -35,6 +38,7 @@ impl Plan {
             && self.forget.is_empty()
             && self.free.is_empty()
             && self.agents.is_empty()
+            && self.branches.is_empty()
     }
 }
 
@@ -80,6 +84,12 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
         .into_iter()
         .filter(super::remove::cut_short)
         .collect();
+    // A finished removal's record is gone by the time orphan branches are looked for.
+    let mut unfinished = registry.clone();
+    for record in &finish {
+        unfinished.remove(&record.name);
+    }
+    let branches = super::sweep::orphans(ctx, &unfinished, true)?;
     let forget: Vec<Record> = gone(ctx, &registry)?
         .into_iter()
         .filter_map(|n| registry.find(&n).cloned())
@@ -113,6 +123,7 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
             .filter(|a| !a.alive())
             .map(|a| a.name)
             .collect(),
+        branches,
     })
 }
 
@@ -120,9 +131,11 @@ pub fn plan(ctx: &Context) -> Result<Plan> {
 /// worktrees (judged again under the lock, then torn down), free blocks. Returns what was done.
 pub fn carry_out(ctx: &Context) -> Result<Plan> {
     let (locked, finish) = super::lock_reporting(ctx)?;
-    drop(locked);
     let admin = worktrees::stale_admin_entries(&ctx.common_dir)?;
     worktrees::drop_admin_entries(&ctx.common_dir, &admin)?;
+    // Under the lock (no add makes a branch meanwhile), once no gone checkout holds a branch.
+    let branches = super::sweep::orphans(ctx, &locked.registry, false)?;
+    drop(locked);
     let forget = Store::new(ctx.state_dir()).update(|registry| {
         let names = gone(ctx, registry)?;
         Ok(names
@@ -166,6 +179,7 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
         forget,
         free: blocks(of_forgotten, others),
         agents: ended.into_iter().map(|a| a.name).collect(),
+        branches,
     })
 }
 

@@ -9,13 +9,14 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::error::Refusal;
-use crate::git::{self, graph, worktrees};
+use crate::git::refs::Swap;
+use crate::git::{self, graph, status, worktrees};
 use crate::inventory::Entry;
 use crate::names;
 use crate::registry::{Locked, Record};
 use crate::repo::Context;
 
-use super::judge::{Facts, Judge, Scope, facts, refusal, verdict};
+use super::judge::{Again, Facts, Judge, Scope, Seen, Still, facts, refusal, still, verdict};
 
 /// One worktree removed.
 #[derive(Debug, Clone)]
@@ -27,10 +28,21 @@ pub struct Removed {
     /// The worktree's branch, and whether it is gone now.
     pub branch: String,
     pub branch_deleted: bool,
+    /// Why it stays after all (it changed during its teardown); `None` when it is gone.
+    pub kept: Option<String>,
 }
 
 impl std::fmt::Display for Removed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(why) = &self.kept {
+            return write!(
+                f,
+                "kept worktree '{}' ({}): {why}; {}",
+                self.name,
+                self.path.display(),
+                self.note
+            );
+        }
         write!(
             f,
             "removed worktree '{}' ({}); {}",
@@ -66,6 +78,7 @@ pub fn remove(
                     note: format!("branch {} kept", record.branch),
                     branch: record.branch.clone(),
                     branch_deleted: false,
+                    kept: None,
                 };
                 on_removed(&done);
                 removed.push(done);
@@ -108,19 +121,24 @@ pub fn remove(
         .iter()
         .any(|(e, _)| e.record.as_ref().is_some_and(|r| r.ports.is_some()));
     check_state_writable(&locked, ports)?;
-    for (entry, _) in &targets {
-        let note = carry_out(ctx, &mut locked, entry, force, delete_branch)?;
+    for (entry, facts) in &targets {
+        let carried = carry_out(ctx, &mut locked, entry, force, delete_branch, &facts.seen)?;
         let branch = entry
             .record
             .as_ref()
             .map(|r| r.branch.clone())
             .unwrap_or_default();
+        let (note, kept) = match carried {
+            Carried::Removed(note) => (note, None),
+            Carried::Kept(why) => (format!("branch {branch} kept"), Some(why)),
+        };
         let done = Removed {
             name: entry.name.clone(),
             path: entry.path.clone(),
             note,
             branch_deleted: graph::branch_tip(&ctx.repo, &branch).is_none(),
             branch,
+            kept,
         };
         on_removed(&done);
         removed.push(done);
@@ -148,15 +166,26 @@ pub fn check_state_writable(locked: &Locked, ports: bool) -> Result<()> {
     Ok(())
 }
 
-/// Remove one worktree judged under the held lock: its checkout and admin entry, its record, and
-/// with `delete_branch` its branch. Returns what happened to the branch, for people.
+/// What [`carry_out`] did with a worktree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Carried {
+    /// It is gone; what happened to the branch, for people.
+    Removed(String),
+    /// It changed during its teardown and stays, with its branch: why.
+    Kept(String),
+}
+
+/// Remove one worktree judged under the held lock: its teardown, then, if it still holds what
+/// was judged (`seen`, see [`still`]), its checkout and admin entry, with `delete_branch` its
+/// branch (only from the judged tip), its record.
 pub fn carry_out(
     ctx: &Context,
     locked: &mut Locked,
     entry: &Entry,
     discard: bool,
     delete_branch: bool,
-) -> Result<String> {
+    seen: &Seen,
+) -> Result<Carried> {
     let record = entry
         .record
         .as_ref()
@@ -182,34 +211,90 @@ pub fn carry_out(
             crate::error::render(&err).0
         ));
     }
+    // The teardown may have taken minutes: what was judged is looked at again.
+    if let Still::Keep(why) = still(seen, &look_again(ctx, entry, seen)?, discard) {
+        return Ok(Carried::Kept(why));
+    }
     // From here on a kill leaves a record marked `removing`, which the next command finishes.
     locked.mark_removing(record);
     locked.save()?;
-    finish(ctx, locked, record, &entry.path)?;
-    // `clean` keeps a branch berth did not create; `remove` refused it unless forced.
-    if delete_branch && record.branch_given && !discard {
-        return Ok(format!(
+    delete_files(ctx, &entry.path)?;
+    // The branch goes before the record: a kill between them leaves a record the next command
+    // finishes, never a branch nothing names (`clean` and `prune` find one all the same).
+    let branch = if !delete_branch {
+        None
+    } else if record.branch_given && !discard {
+        // `clean` keeps a branch berth did not create; `remove` refused it unless forced.
+        Some(Ok(format!(
             "branch {} kept ({} did not create it)",
             record.branch,
             names::TOOL
-        ));
+        )))
+    } else {
+        seen.tip
+            .map(|tip| delete_judged_branch(ctx, &record.branch, tip))
+    };
+    super::test_pause("BERTH_TEST_PAUSE_FORGET_MS");
+    forget(ctx, locked, record)?;
+    let note = branch
+        .transpose()?
+        .unwrap_or_else(|| format!("branch {} kept", record.branch));
+    Ok(Carried::Removed(note))
+}
+
+/// HEAD, dirty state and branch tip of the worktree now, read as they were judged. A checkout
+/// that was not there when judged, or is gone since, has nothing new to look at.
+fn look_again(ctx: &Context, entry: &Entry, seen: &Seen) -> Result<Again> {
+    let branch = &entry.record.as_ref().expect("managed").branch;
+    let tip = graph::branch_tip(&ctx.repo, branch);
+    if !entry.present || !entry.path.join(".git").exists() {
+        return Ok(Again {
+            head: seen.head,
+            dirty: false,
+            tip,
+        });
     }
-    if delete_branch && let Some(tip) = graph::branch_tip(&ctx.repo, &record.branch) {
-        git::delete_branch(&ctx.repo, &record.branch, tip)?;
-        drop_verdict(ctx, &record.branch);
-        return Ok(format!(
-            "branch {} deleted (was {})",
-            record.branch,
-            git::short(&tip.to_string())
-        ));
-    }
-    Ok(format!("branch {} kept", record.branch))
+    let repo = git::config::open(&entry.path)?;
+    Ok(Again {
+        head: git::head(&repo),
+        dirty: status::is_dirty(&repo)?,
+        tip,
+    })
+}
+
+/// What a worktree holds now, as if judged this moment: for a removal that judges nothing (a
+/// scratch worktree of `ship`, which holds nothing of anyone's).
+pub fn seen_now(ctx: &Context, entry: &Entry) -> Result<Seen> {
+    let now = look_again(ctx, entry, &Seen::default())?;
+    Ok(Seen {
+        head: now.head,
+        tip: now.tip,
+    })
+}
+
+/// Delete `branch` by compare-and-swap from `tip`, the tip judged; what happened, for people.
+fn delete_judged_branch(ctx: &Context, branch: &str, tip: gix::ObjectId) -> Result<String> {
+    Ok(match git::delete_branch_at(&ctx.repo, branch, tip)? {
+        Swap::Done => {
+            drop_verdict(ctx, branch);
+            format!(
+                "branch {branch} deleted (was {})",
+                git::short(&tip.to_string())
+            )
+        }
+        Swap::Moved(now) => format!(
+            "branch {branch} kept: it moved from {} to {} after it was judged",
+            git::short(&tip.to_string()),
+            now.map(|id| git::short(&id.to_string()).to_owned())
+                .unwrap_or_default()
+        ),
+    })
 }
 
 /// Drop the review verdict of a branch just deleted (`landing::review` writes them): it was about
 /// that branch's commits, and stays while the branch does. A failure is said, never fatal: the
 /// worktree and branch are gone already.
-fn drop_verdict(ctx: &Context, branch: &str) {
+pub(super) fn drop_verdict(ctx: &Context, branch: &str) {
     let name = git::refs::review_ref(branch);
     if let Err(err) = git::refs::delete_any(&ctx.repo, &name) {
         crate::error::warn(format_args!(
@@ -228,10 +313,20 @@ fn finish(
     record: &Record,
     path: &std::path::Path,
 ) -> Result<()> {
+    delete_files(ctx, path)?;
+    forget(ctx, locked, record)
+}
+
+/// The first half of a marked removal: the checkout at `path`, then git's admin entry.
+fn delete_files(ctx: &Context, path: &std::path::Path) -> Result<()> {
     worktrees::remove_checkout(path)?;
     // Tests stop `remove` here, the checkout deleted and git's admin entry not yet, to kill it.
     super::test_pause("BERTH_TEST_PAUSE_REMOVE_MS");
-    worktrees::drop_admin_entries_of(&ctx.common_dir, path)?;
+    worktrees::drop_admin_entries_of(&ctx.common_dir, path)
+}
+
+/// The last half: forget the record and free its port block.
+fn forget(ctx: &Context, locked: &mut Locked, record: &Record) -> Result<()> {
     locked.registry.remove(&record.name);
     locked.save()?;
     if record.ports.is_some() {

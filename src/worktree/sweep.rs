@@ -2,6 +2,7 @@
 //! not held by a live claim, not locked, not the one you stand in), and keep every other one,
 //! saying why. Branches are kept, as `remove` keeps them. A removal cut short earlier is finished;
 //! a worktree that cannot be judged or removed is kept with the reason, and the sweep goes on.
+//! [`orphans`]: a branch under the prefix that no worktree has goes once its work is all landed.
 
 use std::path::PathBuf;
 
@@ -9,13 +10,18 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::judge::{self, Judge, Scope};
+use crate::git::graph;
+use crate::git::refs::Swap;
 use crate::inventory;
-use crate::registry::{Locked, Record};
+use crate::names;
+use crate::registry::{Locked, Record, Registry};
 use crate::repo::Context;
 
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub worktrees: Vec<Outcome>,
+    /// Branches under the prefix that no worktree has: deleted when landed, else kept.
+    pub branches: Vec<Orphan>,
     pub removed: usize,
     /// With `--dry-run`: how many it would remove (`removed` is then 0).
     pub would_remove: usize,
@@ -99,6 +105,7 @@ pub fn sweep(
             });
             continue;
         }
+        let mut seen = judge::Seen::default();
         let kept_for = if record.creating.is_some() {
             Some("creating".to_owned())
         } else if !entry.present && entry.path.exists() {
@@ -108,6 +115,7 @@ pub fn sweep(
         } else {
             match judge::facts(ctx, &entry, &judge, scope) {
                 Ok(facts) => {
+                    seen = facts.seen;
                     let all = judge::reasons(&facts);
                     (!all.is_empty()).then(|| all.join(", "))
                 }
@@ -124,8 +132,9 @@ pub fn sweep(
             continue;
         }
         outcomes.push(
-            match super::remove::carry_out(ctx, locked, &entry, false, delete_branch) {
-                Ok(_) => Outcome::removed(&record, false),
+            match super::remove::carry_out(ctx, locked, &entry, false, delete_branch, &seen) {
+                Ok(super::remove::Carried::Removed(_)) => Outcome::removed(&record, false),
+                Ok(super::remove::Carried::Kept(why)) => kept(&record, why),
                 Err(err) => kept(&record, crate::error::render(&err).0),
             },
         );
@@ -158,6 +167,14 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         let ports = locked.registry.worktrees.iter().any(|r| r.ports.is_some());
         super::remove::check_state_writable(&locked, ports)?;
     }
+    // The branches of the worktrees removed now are kept as said; a later clean judges them.
+    // A removal cut short is no worktree (a dry run only has not finished it).
+    let mut before = locked.registry.clone();
+    for record in &locked.registry.worktrees {
+        if locked.is_removing(record) && super::remove::cut_short(record) {
+            before.remove(&record.name);
+        }
+    }
     let mut outcomes: Vec<Outcome> = finished
         .iter()
         .map(|r| Outcome::removed(r, false))
@@ -169,6 +186,7 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         delete_branch,
         Scope::Clean,
     )?);
+    let branches = orphans(ctx, &before, dry_run)?;
     drop(locked);
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     let going = outcomes.len() - kept;
@@ -179,5 +197,79 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         kept,
         dry_run,
         worktrees: outcomes,
+        branches,
     })
+}
+
+/// A branch under the prefix that no record names and no worktree has checked out: left by a
+/// removal a kill cut short (a killed `ship`), or kept by an earlier `remove` or `clean`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Orphan {
+    pub branch: String,
+    pub tip: String,
+    /// `deleted`, `would delete` or `kept`.
+    pub outcome: &'static str,
+    /// Why it is kept (`2 commits not on main`); null when it goes.
+    pub reason: Option<String>,
+}
+
+/// Whether an orphan branch with `unlanded` commits of its own goes: only when all its work is
+/// on the trunk (directly or squashed), so that nothing is lost. Pure.
+pub fn orphan_kept_for(unlanded: usize, trunk: &str) -> Option<String> {
+    (unlanded > 0).then(|| {
+        format!(
+            "{unlanded} commit{} not on {trunk}",
+            if unlanded == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// Find the orphan branches and, unless `dry_run`, delete those whose work is all landed, each
+/// only from the tip judged (compare-and-swap). Under the registry lock the caller holds (an
+/// `add` holds it while it makes a branch) or, for a dry run, over what `registry` says. Ship's
+/// scratch branches are ship's to remove.
+pub fn orphans(ctx: &Context, registry: &Registry, dry_run: bool) -> Result<Vec<Orphan>> {
+    let trunk_name = ctx.trunk();
+    let Some(trunk) = graph::branch_tip(&ctx.repo, &trunk_name) else {
+        return Ok(Vec::new());
+    };
+    let prefix = ctx.branch_prefix();
+    let scratch = format!("{prefix}{}", names::SHIP_SCRATCH_PREFIX);
+    let mut out = Vec::new();
+    for (branch, tip) in crate::git::land::branches_starting_with(&ctx.repo, &prefix)? {
+        if branch == trunk_name
+            || branch.starts_with(&scratch)
+            || registry.worktrees.iter().any(|r| r.branch == branch)
+            // A checkout that is gone holds nothing (a removal cut short, to be finished).
+            || crate::git::worktrees::checked_out_in(&ctx.repo, &branch)?
+                .iter()
+                .any(|dir| dir.exists())
+        {
+            continue;
+        }
+        let unlanded = graph::work_not_landed(&ctx.repo, tip, &[trunk], Some(trunk))?;
+        let mut reason = orphan_kept_for(unlanded, &trunk_name);
+        if reason.is_none() && !dry_run {
+            // One branch that cannot be deleted is kept, with why; the others still go.
+            reason = match crate::git::delete_branch_at(&ctx.repo, &branch, tip) {
+                Ok(Swap::Done) => {
+                    super::remove::drop_verdict(ctx, &branch);
+                    None
+                }
+                Ok(Swap::Moved(_)) => Some("it moved while it was judged".to_owned()),
+                Err(err) => Some(crate::error::render(&err).0),
+            };
+        }
+        out.push(Orphan {
+            outcome: match (&reason, dry_run) {
+                (Some(_), _) => "kept",
+                (None, true) => "would delete",
+                (None, false) => "deleted",
+            },
+            branch,
+            tip: tip.to_string(),
+            reason,
+        });
+    }
+    Ok(out)
 }

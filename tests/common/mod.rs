@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 static NEXT: AtomicUsize = AtomicUsize::new(0);
 
+/// A teardown command that commits `late.txt` where it runs, as an agent still at work would.
+pub const COMMIT_LATE: &str = "echo late > late.txt && git add late.txt && git commit -q -m late";
+
 /// A private folder that holds a home, a data dir and repositories; removed when dropped.
 pub struct Sandbox {
     pub root: PathBuf,
@@ -69,6 +72,26 @@ impl Sandbox {
                 path.to_str().unwrap(),
             ],
         );
+    }
+
+    /// Install and commit a teardown hook that runs `cmd` in the worktree it tears down.
+    pub fn teardown_in_worktree(&self, repo: &Path, cmd: &str) {
+        self.install(
+            repo,
+            &["--teardown", &format!("cd \"$WORKTREE_PATH\" && {cmd}")],
+        );
+        self.commit_all(repo, "teardown");
+    }
+
+    /// A branch `branch` with one commit of its own (a new file `own.txt`) that no other ref
+    /// has, and no worktree, made with git alone.
+    pub fn unlanded_branch(&self, repo: &Path, branch: &str) {
+        let path = self
+            .root
+            .join(format!("by-hand-{}", branch.replace('/', "-")));
+        self.worktree_by_hand(repo, branch, &path);
+        self.commit_file(&path, "own.txt", "own\n");
+        self.git(repo, &["worktree", "remove", path.to_str().unwrap()]);
     }
 
     /// Run `git` in `dir`; panics with its output when it fails.
