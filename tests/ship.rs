@@ -1206,3 +1206,29 @@ fn a_landing_finished_after_a_kill_overwrites_no_edit_made_in_the_primary_meanwh
     assert_eq!(sb.status(&repo), "");
     gone(&sb, &repo, "auth", &wt);
 }
+
+#[test]
+fn a_landing_brings_along_a_primary_whose_line_endings_git_converts() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    std::fs::write(repo.join(".gitattributes"), "*.txt eol=crlf\n").unwrap();
+    std::fs::write(repo.join("notes.txt"), "one\n").unwrap();
+    sb.commit_all(&repo, "crlf");
+    // Checked out again as git does it: CRLF on disk, LF as stored.
+    std::fs::remove_file(repo.join("notes.txt")).unwrap();
+    sb.git(&repo, &["checkout", "--", "notes.txt"]);
+    assert_eq!(std::fs::read(repo.join("notes.txt")).unwrap(), b"one\r\n");
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "auth", "notes.txt", "two\n", &reviewer);
+
+    let out = sb.berth(&repo, &["ship", "auth"]);
+
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        !stderr(&out).contains("landed but stays"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(repo.join("notes.txt")).unwrap(), b"two\r\n");
+    assert_eq!(sb.status(&repo), "");
+}

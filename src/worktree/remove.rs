@@ -1,5 +1,6 @@
 //! Remove and tear down: every name judged first under one lock (a refusal changes nothing),
-//! then each worktree's teardown, checkout, admin entry, record, port block and, if asked, branch.
+//! then each worktree's teardown, a second look (one that changed meanwhile stays), checkout,
+//! admin entry, branch if asked (only at the tip judged), record and port block.
 //! The record is marked `removing` (and saved) before anything is deleted, and every step after
 //! is safe to repeat: a removal cut short by a kill is finished by the next `remove`, `clean` or
 //! `prune` ([`finish_dead_removes`]), never left as a folder nothing can clean.
