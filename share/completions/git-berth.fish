@@ -94,17 +94,17 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand path" -s h -l help -
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}], "kept": [{"name", "path", "branch", "reason"}]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s f -l force -d 'Remove even with uncommitted changes or unmerged commits (never a locked worktree)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s d -l delete-branch -d 'Delete the branch too (still refused when unmerged, unless --force)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -l json -d 'Print JSON: {"removed": [{"name", "path", "branch", "branch_deleted"}], "kept": [{"name", "path", "branch", "reason"}]}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand rm" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s n -l dry-run -d 'Say what would be removed and kept, change nothing'
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s d -l delete-branch -d 'Delete the branches of the worktrees it removes (they are landed: nothing is lost)'
-complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l json -d 'Print JSON: {"worktrees": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -l json -d 'Print JSON: {"worktrees": [...], "branches": [...], "removed": n, "would_remove": n, "kept": n, "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand clean" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand collect" -l json -d 'Print JSON: {"trunk", "worktrees": [...], "conflicts": [...], "forecast": {"conflicts", "overlaps"}}'
@@ -127,7 +127,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_s
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s n -l dry-run -d 'Say what would be pruned, change nothing'
-complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin", "forget", "free", "finish", "agents": [...], "dry_run": bool}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -l json -d 'Print JSON: {"admin", "forget", "free", "finish", "agents", "branches": [...], "dry_run": bool}'
 complete -c git-berth -n "__fish_git_berth_using_subcommand prune" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ship" -l strategy -d 'How the branch lands: one new commit (squash), a merge commit, or a fast-forward' -r -f -a "squash\t''
 merge\t''
