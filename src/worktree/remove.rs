@@ -212,13 +212,16 @@ pub fn carry_out(
             crate::error::render(&err).0
         ));
     }
-    // The teardown may have taken minutes: what was judged is looked at again.
-    if let Still::Keep(why) = still(seen, &look_again(ctx, entry, seen)?, discard) {
-        return Ok(Carried::Kept(why));
-    }
     // From here on a kill leaves a record marked `removing`, which the next command finishes.
     locked.mark_removing(record);
     locked.save()?;
+    // The teardown may have taken minutes: what was judged is looked at again, as late as can
+    // be (a write after this look and before the deletion is lost all the same).
+    if let Still::Keep(why) = still(seen, &look_again(ctx, entry, seen)?, discard) {
+        locked.unmark_removing(record);
+        locked.save()?;
+        return Ok(Carried::Kept(why));
+    }
     delete_files(ctx, &entry.path)?;
     // The branch goes before the record: a kill between them leaves a record the next command
     // finishes, never a branch nothing names (`clean` and `prune` find one all the same).

@@ -1,8 +1,9 @@
 //! Sweep: remove every managed worktree that holds nothing of value (clean, merged into the trunk,
 //! not held by a live claim, not locked, not the one you stand in), and keep every other one,
-//! saying why. Branches are kept, as `remove` keeps them. A removal cut short earlier is finished;
-//! a worktree that cannot be judged or removed is kept with the reason, and the sweep goes on.
-//! [`orphans`]: a branch under the prefix that no worktree has goes once its work is all landed.
+//! saying why. Their branches are kept, as `remove` keeps them, unless asked. A removal cut short
+//! earlier is finished; a worktree that cannot be judged or removed is kept with the reason, and
+//! the sweep goes on. [`orphans`]: a branch under the prefix that no worktree has goes once its
+//! work is all on the trunk, never before.
 
 use std::path::PathBuf;
 
@@ -247,10 +248,12 @@ pub fn orphans(ctx: &Context, registry: &Registry, dry_run: bool) -> Result<Vec<
         {
             continue;
         }
-        let unlanded = graph::work_not_landed(&ctx.repo, tip, &[trunk], Some(trunk))?;
-        let mut reason = orphan_kept_for(unlanded, &trunk_name);
+        // One branch that cannot be judged or deleted is kept, with why; the others still go.
+        let mut reason = match graph::work_not_landed(&ctx.repo, tip, &[trunk], Some(trunk)) {
+            Ok(unlanded) => orphan_kept_for(unlanded, &trunk_name),
+            Err(err) => Some(crate::error::render(&err).0),
+        };
         if reason.is_none() && !dry_run {
-            // One branch that cannot be deleted is kept, with why; the others still go.
             reason = match crate::git::delete_branch_at(&ctx.repo, &branch, tip) {
                 Ok(Swap::Done) => {
                     super::remove::drop_verdict(ctx, &branch);
@@ -272,4 +275,22 @@ pub fn orphans(ctx: &Context, registry: &Registry, dry_run: bool) -> Result<Vec<
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_orphan_branch_goes_only_when_none_of_its_commits_is_off_the_trunk() {
+        assert_eq!(orphan_kept_for(0, "main"), None);
+        assert_eq!(
+            orphan_kept_for(1, "main").as_deref(),
+            Some("1 commit not on main")
+        );
+        assert_eq!(
+            orphan_kept_for(3, "trunk").as_deref(),
+            Some("3 commits not on trunk")
+        );
+    }
 }
