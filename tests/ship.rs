@@ -1186,7 +1186,10 @@ fn a_landing_finished_after_a_kill_overwrites_no_edit_made_in_the_primary_meanwh
     let out = sb.berth(&repo, &["prune"]);
     assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
     let err = stderr(&out);
-    assert!(err.contains("has changes to README.md"), "{err}");
+    assert!(
+        err.contains("README.md in the checkout") && err.contains("changed since"),
+        "{err}"
+    );
     assert!(err.contains("hint: "), "{err}");
     assert_eq!(
         std::fs::read_to_string(repo.join("README.md")).unwrap(),

@@ -1024,36 +1024,6 @@ fn check_primary(
     Ok(())
 }
 
-/// Refuse to bring the primary checkout along from `old` to `new` when a file the landing
-/// changes holds an edit of someone's (neither side's content); the journal then stays, and the
-/// next `ship` or `prune` tries again.
-fn check_primary_again(
-    primary: &gix::Repository,
-    old: gix::ObjectId,
-    new: gix::ObjectId,
-    worktree: &str,
-) -> Result<()> {
-    let edited = git::tree::edited_since(primary, old, new)?;
-    if edited.is_empty() {
-        return Ok(());
-    }
-    let dir = primary
-        .workdir()
-        .map(|d| d.display().to_string())
-        .unwrap_or_default();
-    Err(refuse_with_hint(
-        format!(
-            "the primary checkout {dir} has changes to {}, which the landing of '{worktree}' changes; it was not brought along, and nothing was overwritten",
-            edited.join(", ")
-        ),
-        format!(
-            "save those changes elsewhere, then restore the files there (git checkout -- {}) and run {} prune",
-            edited.join(" "),
-            names::TOOL
-        ),
-    ))
-}
-
 /// A landing whose worktree is still to be removed.
 struct Landed {
     name: String,
@@ -1092,9 +1062,6 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
         // Tests stop here, the trunk moved and the primary not yet along, to kill it.
         crate::worktree::test_pause("BERTH_TEST_PAUSE_LANDED_MS");
         if let Some(primary) = primary_on(ctx, &landing.trunk)? {
-            // Checked before the trunk moved, but a kill may have let minutes pass since: look
-            // again, and overwrite nobody's edits.
-            check_primary_again(&primary, old, new, &landing.worktree)?;
             let held = ctx
                 .state_dir()
                 .join(names::SHIP_DIR)
