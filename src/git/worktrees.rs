@@ -109,6 +109,12 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
                 "pick another branch, or switch that worktree to another branch first",
             ));
         }
+        if let Some(lock) = index_lock_of_new(repo.common_dir(), path) {
+            return Err(super::locks::held_elsewhere(
+                &lock,
+                &format!("create worktree {}", path.display()),
+            ));
+        }
         return Err(crate::git::gix_err(err))
             .with_context(|| format!("cannot create worktree {}", path.display()));
     }
@@ -257,33 +263,50 @@ pub fn remove_checkout(path: &Path) -> Result<()> {
 /// `worktrees/` folder once it is empty, as git does. Only for worktrees berth is removing.
 pub fn drop_admin_entries_of(common_dir: &Path, path: &Path) -> Result<()> {
     let dir = common_dir.join("worktrees");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        return Ok(());
-    };
-    let here = real_or_same(path);
-    for entry in entries.flatten() {
-        let gitdir = fs::read_to_string(entry.path().join("gitdir")).unwrap_or_default();
-        let target = Path::new(gitdir.trim_end_matches(['\n', '\r']));
-        let points_here = target.file_name().is_some_and(|n| n == ".git")
-            && target
-                .parent()
-                .is_some_and(|p| p == path || real_or_same(p) == here);
-        // A kill while the admin entry was being written leaves its `gitdir` empty (or
-        // missing): it is the one named after this worktree's folder (maybe with a number).
-        let half_written = gitdir.trim().is_empty()
-            && path.file_name().is_some_and(|folder| {
-                let id = entry.file_name();
-                let (id, folder) = (id.to_string_lossy(), folder.to_string_lossy());
-                id.strip_prefix(folder.as_ref())
-                    .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
-            });
-        if points_here || half_written {
-            fs::remove_dir_all(entry.path())
-                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
-        }
+    for entry in admin_entries_of(common_dir, path) {
+        fs::remove_dir_all(&entry).with_context(|| format!("cannot remove {}", entry.display()))?;
     }
     let _ = fs::remove_dir(&dir);
     Ok(())
+}
+
+/// The admin entries (`<common dir>/worktrees/<id>`) of the checkout at `path`: those whose
+/// `gitdir` points at its `.git`, and one a kill left half written (its `gitdir` empty or
+/// missing) named after its folder, maybe with a number.
+fn admin_entries_of(common_dir: &Path, path: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(common_dir.join("worktrees")) else {
+        return Vec::new();
+    };
+    let here = real_or_same(path);
+    entries
+        .flatten()
+        .filter(|entry| {
+            let gitdir = fs::read_to_string(entry.path().join("gitdir")).unwrap_or_default();
+            let target = Path::new(gitdir.trim_end_matches(['\n', '\r']));
+            let points_here = target.file_name().is_some_and(|n| n == ".git")
+                && target
+                    .parent()
+                    .is_some_and(|p| p == path || real_or_same(p) == here);
+            let half_written = gitdir.trim().is_empty()
+                && path.file_name().is_some_and(|folder| {
+                    let id = entry.file_name();
+                    let (id, folder) = (id.to_string_lossy(), folder.to_string_lossy());
+                    id.strip_prefix(folder.as_ref())
+                        .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit()))
+                });
+            points_here || half_written
+        })
+        .map(|entry| entry.path())
+        .collect()
+}
+
+/// The index lock of the new checkout at `path` that another process holds (a git command run
+/// in the folder while berth was making it), when that is why the add failed.
+fn index_lock_of_new(common_dir: &Path, path: &Path) -> Option<PathBuf> {
+    admin_entries_of(common_dir, path)
+        .into_iter()
+        .map(|entry| entry.join("index.lock"))
+        .find(|lock| lock.exists())
 }
 
 /// Checkout progress on stderr, only when stderr is a terminal.
@@ -341,5 +364,35 @@ impl ProgressLine {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_index_lock_of_a_new_checkout_is_found_by_its_admin_entry_and_no_other() {
+        let root = std::env::temp_dir().join(format!("berth-worktrees-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let common = root.join("repo.git");
+        let path = root.join("wt/n6");
+        let mine = common.join("worktrees/n6");
+        let other = common.join("worktrees/n7");
+        for (entry, folder) in [(&mine, "n6"), (&other, "n7")] {
+            fs::create_dir_all(entry).unwrap();
+            let gitdir = root.join("wt").join(folder).join(".git");
+            fs::write(entry.join("gitdir"), format!("{}\n", gitdir.display())).unwrap();
+        }
+        fs::write(other.join("index.lock"), "").unwrap();
+        assert_eq!(index_lock_of_new(&common, &path), None, "another's lock");
+
+        fs::write(mine.join("index.lock"), "").unwrap();
+
+        assert_eq!(
+            index_lock_of_new(&common, &path),
+            Some(mine.join("index.lock"))
+        );
+        fs::remove_dir_all(&root).unwrap();
     }
 }
