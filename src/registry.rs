@@ -115,27 +115,58 @@ impl SetupState {
     }
 }
 
-/// A removal that has begun: written (and saved) before anything of the worktree is deleted,
-/// dropped with its record. One still written when the lock is free belongs to a `remove` that
-/// died midway, and the next `remove`, `clean` or `prune` finishes it. It names the record by
-/// name and creation time, so that it never applies to a later worktree of the same name.
+/// A removal that has begun: written (and saved) under the lock before its teardown runs, dropped
+/// with its record. It names the record by name and creation time, so that it never applies to a
+/// later worktree of the same name, and the remover by pid and start time: while that process
+/// lives the worktree is its to remove (others leave it alone, the lock free meanwhile); once it
+/// is gone, the next `remove`, `clean` or `prune` finishes what it began. A mark without a pid
+/// (an older build wrote it, only ever under the lock) is a dead remover's.
+///
+/// An older build reading this drops `pid` and takes the mark for a dead one: it unmarks it (the
+/// teardown cannot have begun deleting), and the remover, finding its mark gone, keeps the
+/// worktree. Nothing is lost, so the format stays as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Removing {
     pub name: String,
     pub created: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
 }
 
 impl Removing {
+    /// The mark of this process removing `record`.
     fn of(record: &Record) -> Self {
+        let (pid, pid_start) = me();
         Removing {
             name: record.name.clone(),
             created: record.created,
+            pid: Some(pid),
+            pid_start,
         }
     }
 
     fn is(&self, record: &Record) -> bool {
         self.name == record.name && self.created == record.created
     }
+
+    /// The pid of the remover while it lives.
+    fn live_remover(&self) -> Option<u32> {
+        self.pid
+            .filter(|&pid| crate::process::alive(pid, self.pid_start))
+    }
+
+    fn mine(&self) -> bool {
+        let (pid, start) = me();
+        self.pid == Some(pid) && self.pid_start == start
+    }
+}
+
+/// This process, as a mark names its remover.
+fn me() -> (u32, Option<u64>) {
+    let pid = std::process::id();
+    (pid, crate::process::start_time(pid))
 }
 
 /// An agent berth launched for this repository (`layer1`, `layer2`, `spawn`, `--here`): where it
@@ -279,14 +310,17 @@ impl Store {
         Ok(read(&self.path())?.2)
     }
 
-    /// The records whose removal has begun, read without the lock (so a removal running now is
-    /// among them).
+    /// The records whose removal was begun by a process that is gone, read without the lock.
     pub fn removing(&self) -> Result<Vec<Record>> {
         let (registry, marks, _) = read(&self.path())?;
         Ok(registry
             .worktrees
             .into_iter()
-            .filter(|r| marks.iter().any(|mark| mark.is(r)))
+            .filter(|r| {
+                marks
+                    .iter()
+                    .any(|mark| mark.is(r) && mark.live_remover().is_none())
+            })
             .collect())
     }
 
@@ -347,11 +381,11 @@ impl Locked {
         statefile::check_writable(&self.store.path(), "registry")
     }
 
-    /// Mark `record` as being removed; the caller saves before deleting anything.
+    /// Mark `record` as being removed by this process; the caller saves before its teardown runs
+    /// and checks first that no live process removes it ([`Locked::removed_by`]).
     pub fn mark_removing(&mut self, record: &Record) {
-        if !self.is_removing(record) {
-            self.removing.push(Removing::of(record));
-        }
+        self.unmark_removing(record);
+        self.removing.push(Removing::of(record));
     }
 
     /// Drop the mark of a removal that had not begun deleting (the worktree stays).
@@ -359,13 +393,28 @@ impl Locked {
         self.removing.retain(|mark| !mark.is(record));
     }
 
-    /// Whether a removal of `record` has begun.
-    pub fn is_removing(&self, record: &Record) -> bool {
-        self.removing.iter().any(|mark| mark.is(record))
+    /// The live process removing `record` (this one included), if any.
+    pub fn removed_by(&self, record: &Record) -> Option<u32> {
+        self.mark_of(record).and_then(Removing::live_remover)
     }
 
-    /// The records whose removal has begun. Under the lock, with no removal of this process
-    /// running, each belongs to a `remove` that died midway.
+    /// Whether this process marked `record` as its to remove (and the mark is still there).
+    pub fn removing_mine(&self, record: &Record) -> bool {
+        self.mark_of(record).is_some_and(Removing::mine)
+    }
+
+    /// Whether a removal of `record` was begun by a process that is gone.
+    pub fn is_removing(&self, record: &Record) -> bool {
+        self.mark_of(record)
+            .is_some_and(|mark| mark.live_remover().is_none())
+    }
+
+    fn mark_of(&self, record: &Record) -> Option<&Removing> {
+        self.removing.iter().find(|mark| mark.is(record))
+    }
+
+    /// The records whose removal was begun by a process that is gone: each is to be finished (or
+    /// unmarked). A live remover's is its own to carry out.
     pub fn removing(&self) -> Vec<Record> {
         self.registry
             .worktrees

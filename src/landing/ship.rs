@@ -780,13 +780,13 @@ fn keep_newest_logs(dir: &std::path::Path, keep: usize) {
 /// nothing of anyone's. A failure is only a warning (the next `ship`, or `prune`, removes it).
 fn remove_scratch(ctx: &Context, scratch: &str) {
     let removed = (|| -> Result<()> {
-        let mut locked = worktree::lock(ctx)?;
+        let locked = worktree::lock(ctx)?;
         if locked.registry.find(scratch).is_none() {
             return Ok(());
         }
         let entry = worktree::find(ctx, &locked.registry, scratch)?;
         let seen = worktree::remove::seen_now(ctx, &entry)?;
-        worktree::remove::carry_out(ctx, &mut locked, &entry, true, true, &seen)?;
+        worktree::remove::mark_and_carry_out(ctx, locked, &entry, true, true, &seen)?;
         Ok(())
     })();
     if let Err(err) = removed {
@@ -1117,7 +1117,7 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
         return;
     }
     let kept = (|| -> Result<Option<String>> {
-        let mut locked = worktree::lock(ctx)?;
+        let locked = worktree::lock(ctx)?;
         let Some(record) = locked.registry.find(name).cloned() else {
             return Ok(None);
         };
@@ -1157,7 +1157,7 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
             head: Some(head),
             tip: Some(head),
         };
-        match worktree::remove::carry_out(ctx, &mut locked, &entry, false, true, &landed)? {
+        match worktree::remove::mark_and_carry_out(ctx, locked, &entry, false, true, &landed)? {
             worktree::remove::Carried::Removed(note) => {
                 eprintln!(
                     "removed worktree '{name}' ({}); {note}",

@@ -65,6 +65,18 @@ pub fn add(ctx: &Context, args: &AddRequest) -> Result<Added> {
 /// orchestrator's `layer1 <name> <branch>` and `feat`). A branch of that name that exists is
 /// checked out and resumed, as a leftover `<branchPrefix><slug>` is.
 pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<Added> {
+    add_making_room(ctx, args, branch, true)
+}
+
+/// [`add_on`]; with `may_make_room`, when no port block is free, the lock is given back, landed
+/// worktrees nobody holds are removed (their teardowns never run under the lock) and the add
+/// starts over once.
+fn add_making_room(
+    ctx: &Context,
+    args: &AddRequest,
+    branch: Option<&str>,
+    may_make_room: bool,
+) -> Result<Added> {
     let slug = slug::slug(&args.name)?;
     let me = ctx.session()?;
     let ttl = ctx.claim_ttl()?;
@@ -88,7 +100,23 @@ pub fn add_on(ctx: &Context, args: &AddRequest, branch: Option<&str>) -> Result<
         }
     }
     let in_force = hooks_for(ctx, &plan)?;
-    let (record, tear_down) = reserve(ctx, &mut locked, args, slug, &path, &plan, &in_force, &me)?;
+    let reserved = reserve(
+        ctx,
+        &mut locked,
+        args,
+        slug,
+        &path,
+        &plan,
+        &in_force,
+        &me,
+        may_make_room,
+    )?;
+    let Some((record, tear_down)) = reserved else {
+        drop(locked);
+        let removed = super::sweep::make_room(ctx)?;
+        eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
+        return add_making_room(ctx, args, branch, false);
+    };
     // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
     let made = make(ctx, &mut locked, record, &plan);
@@ -192,8 +220,8 @@ fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
 }
 
 /// Write the record (marked `creating`, so a killed add is rolled back) with its port block,
-/// under the lock. With no block free, first remove what `clean` would remove, then try once
-/// more.
+/// under the lock. With no block free: `None` when `may_make_room` (the caller gives the lock
+/// back and makes room), else the refusal.
 #[allow(clippy::too_many_arguments)]
 fn reserve(
     ctx: &Context,
@@ -204,7 +232,8 @@ fn reserve(
     plan: &Plan,
     in_force: &Hooks,
     me: &crate::session::Session,
-) -> Result<(Record, setup::TearDown)> {
+    may_make_room: bool,
+) -> Result<Option<(Record, setup::TearDown)>> {
     let parent = path.parent().expect("a worktree path has a parent");
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
@@ -229,15 +258,8 @@ fn reserve(
     };
     let given = match setup::try_give_ports(ctx, &record, in_force)? {
         Ok(given) => given,
-        Err(_) => {
-            let removed =
-                super::sweep::sweep(ctx, locked, false, false, super::judge::Scope::MakeRoom)?
-                    .iter()
-                    .filter(|o| o.reason.is_none())
-                    .count();
-            eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
-            setup::give_ports(ctx, &record, in_force)?
-        }
+        Err(_) if may_make_room => return Ok(None),
+        Err(exhausted) => return Err(exhausted.refusal()),
     };
     locked.registry.worktrees.push(record.clone());
     let tear_down = given.apply(&mut locked.registry, &args.name);
@@ -250,7 +272,7 @@ fn reserve(
         .find_exact_mut(&args.name)
         .expect("pushed above")
         .clone();
-    Ok((record, tear_down))
+    Ok(Some((record, tear_down)))
 }
 
 /// Make the checkout and clear the `creating` mark. Whatever fails undoes what was made, so
@@ -377,6 +399,7 @@ fn reuse(
 ) -> Result<Added> {
     let entry = super::find(ctx, &locked.registry, &args.name)?;
     let record = entry.record.clone().expect("a managed worktree");
+    super::remove::refuse_if_being_removed(&locked, &record)?;
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(

@@ -136,13 +136,27 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
     // Under the lock (no add makes a branch meanwhile), once no gone checkout holds a branch.
     let branches = super::sweep::orphans(ctx, &locked.registry, false)?;
     drop(locked);
-    let forget = Store::new(ctx.state_dir()).update(|registry| {
-        let names = gone(ctx, registry)?;
-        Ok(names
+    let forget = {
+        let mut locked = Store::new(ctx.state_dir()).lock()?;
+        // A worktree a live process removes is its to finish, teardown and all.
+        let names: Vec<String> = gone(ctx, &locked.registry)?
+            .into_iter()
+            .filter(|n| {
+                locked
+                    .registry
+                    .find(n)
+                    .is_some_and(|r| locked.removed_by(r).is_none())
+            })
+            .collect();
+        let forget: Vec<Record> = names
             .iter()
-            .filter_map(|n| registry.remove(n))
-            .collect::<Vec<_>>())
-    })?;
+            .filter_map(|n| locked.registry.remove(n))
+            .collect();
+        if !forget.is_empty() {
+            locked.save()?;
+        }
+        forget
+    };
     for record in &forget {
         if let Some(primary) = &ctx.primary
             && let Err(err) = super::bring_up::teardown(ctx, record, primary)

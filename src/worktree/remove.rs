@@ -1,9 +1,10 @@
-//! Remove and tear down: every name judged first under one lock (a refusal changes nothing),
-//! then each worktree's teardown, a second look (one that changed meanwhile stays), checkout,
-//! admin entry, branch if asked (only at the tip judged), record and port block.
-//! The record is marked `removing` (and saved) before anything is deleted, and every step after
-//! is safe to repeat: a removal cut short by a kill is finished by the next `remove`, `clean` or
-//! `prune` ([`finish_dead_removes`]), never left as a folder nothing can clean.
+//! Remove and tear down: every name judged first under one lock (a refusal changes nothing) and
+//! marked `removing` by this process; then, the lock given back (a hook may take minutes, and
+//! never runs under it), each teardown; then, under the lock again, a second look (one that
+//! changed meanwhile stays), checkout, admin entry, branch if asked (only at the tip judged),
+//! record and port block. Others leave a worktree a live process marked alone; every step is safe
+//! to repeat, so a removal cut short by a kill is finished (or, deletion not begun, unmarked) by
+//! the next `remove`, `clean` or `prune` ([`finish_dead_removes`]), never left half done.
 
 use std::path::PathBuf;
 
@@ -64,7 +65,8 @@ pub fn remove(
     on_removed: &mut dyn FnMut(&Removed),
 ) -> Result<Vec<Removed>> {
     let judge = Judge::new(ctx)?;
-    // Judge and act under one lock: no claim or add can slip in between.
+    // Judge and mark under one lock: no claim or add slips in between, and none takes a
+    // worktree marked while its teardown runs with the lock given back.
     let (mut locked, finished) = super::lock_reporting(ctx)?;
     let registry = locked.registry.clone();
     let mut removed = Vec::new();
@@ -87,6 +89,7 @@ pub fn remove(
             continue;
         }
         let entry = super::find(ctx, &registry, name)?;
+        refuse_if_being_removed(&locked, entry.record.as_ref().expect("managed"))?;
         if !targets
             .iter()
             .any(|(e, _): &(Entry, Facts)| e.name == entry.name)
@@ -122,8 +125,23 @@ pub fn remove(
         .iter()
         .any(|(e, _)| e.record.as_ref().is_some_and(|r| r.ports.is_some()));
     check_state_writable(&locked, ports)?;
-    for (entry, facts) in &targets {
-        let carried = carry_out(ctx, &mut locked, entry, force, delete_branch, &facts.seen)?;
+    let records: Vec<Record> = targets
+        .iter()
+        .filter_map(|(e, _)| e.record.clone())
+        .collect();
+    for record in &records {
+        locked.mark_removing(record);
+    }
+    locked.save()?;
+    drop(locked);
+    for (at, (entry, facts)) in targets.iter().enumerate() {
+        let carried = match carry_out(ctx, entry, force, delete_branch, &facts.seen) {
+            Ok(carried) => carried,
+            Err(err) => {
+                unmark_mine(ctx, &records[at + 1..]);
+                return Err(err);
+            }
+        };
         let branch = entry
             .record
             .as_ref()
@@ -145,6 +163,63 @@ pub fn remove(
         removed.push(done);
     }
     Ok(removed)
+}
+
+/// Refuse `record` while a live process removes it: its teardown runs with the lock free, and
+/// what is left of the worktree is that process's to delete.
+pub fn refuse_if_being_removed(locked: &Locked, record: &Record) -> Result<()> {
+    match locked.removed_by(record) {
+        None => Ok(()),
+        Some(pid) => Err(crate::error::refuse_with_hint(
+            being_removed(record, pid),
+            format!(
+                "wait for pid {pid} to finish its teardown; {} list shows the worktree until it is gone",
+                names::TOOL
+            ),
+        )),
+    }
+}
+
+/// Why a worktree a live process removes is left alone, in one line.
+pub fn being_removed(record: &Record, pid: u32) -> String {
+    format!("worktree '{}' is being removed by pid {pid}", record.name)
+}
+
+/// Mark `entry`'s record as this process's to remove, save, give the lock back and carry the
+/// removal out ([`carry_out`]): for a caller that judged one worktree under `locked`.
+pub fn mark_and_carry_out(
+    ctx: &Context,
+    mut locked: Locked,
+    entry: &Entry,
+    discard: bool,
+    delete_branch: bool,
+    seen: &Seen,
+) -> Result<Carried> {
+    let record = entry.record.as_ref().expect("managed");
+    refuse_if_being_removed(&locked, record)?;
+    locked.mark_removing(record);
+    locked.save()?;
+    drop(locked);
+    carry_out(ctx, entry, discard, delete_branch, seen)
+}
+
+/// Give back the marks of removals this process will not carry out (one before them was
+/// refused): those worktrees stay whole. Best effort: a mark left behind is a dead process's once
+/// this one ends, and the next command drops it.
+pub fn unmark_mine(ctx: &Context, records: &[Record]) {
+    let Ok(mut locked) = super::lock(ctx) else {
+        return;
+    };
+    let mut changed = false;
+    for record in records {
+        if locked.removing_mine(record) {
+            locked.unmark_removing(record);
+            changed = true;
+        }
+    }
+    if changed {
+        let _ = locked.save();
+    }
 }
 
 /// Refuse, before anything is torn down or deleted, when the state a removal writes cannot be
@@ -176,12 +251,13 @@ pub enum Carried {
     Kept(String),
 }
 
-/// Remove one worktree judged under the held lock: its teardown, then, if it still holds what
-/// was judged (`seen`, see [`still`]), its checkout and admin entry, with `delete_branch` its
-/// branch (only from the judged tip), its record.
+/// Remove one worktree that was judged, and marked as this process's to remove, under a lock
+/// since given back: its teardown (without the lock), then, under the lock again and only while
+/// the mark is still this process's and the worktree still holds what was judged (`seen`, see
+/// [`still`]), its checkout and admin entry, with `delete_branch` its branch (only from the
+/// judged tip), its record.
 pub fn carry_out(
     ctx: &Context,
-    locked: &mut Locked,
     entry: &Entry,
     discard: bool,
     delete_branch: bool,
@@ -197,6 +273,7 @@ pub fn carry_out(
         && let Err(err) = super::bring_up::teardown(ctx, record, primary)
     {
         if !discard {
+            unmark_mine(ctx, std::slice::from_ref(record));
             let (line, _) = crate::error::render(&err);
             return Err(crate::error::refuse_with_hint(
                 format!("{line}; worktree '{}' is kept", record.name),
@@ -212,9 +289,15 @@ pub fn carry_out(
             crate::error::render(&err).0
         ));
     }
-    // From here on a kill leaves a record marked `removing`, which the next command finishes.
-    locked.mark_removing(record);
-    locked.save()?;
+    let mut locked = super::lock(ctx)?;
+    // The lock was free during the teardown: only an older build drops a live process's mark
+    // (it takes it for a dead one's), and then the worktree is not this removal's any more.
+    if !locked.removing_mine(record) {
+        return Ok(Carried::Kept(format!(
+            "its removal mark was dropped during its teardown (by an older {}); remove it again",
+            names::TOOL
+        )));
+    }
     // The teardown may have taken minutes: what was judged is looked at again, as late as can
     // be (a write after this look and before the deletion is lost all the same).
     if let Still::Keep(why) = still(seen, &look_again(ctx, entry, seen)?, discard) {
@@ -222,6 +305,8 @@ pub fn carry_out(
         locked.save()?;
         return Ok(Carried::Kept(why));
     }
+    // From here on a kill leaves a dead process's mark on a checkout without `.git`, which the
+    // next command finishes.
     delete_files(ctx, &entry.path)?;
     // The branch goes before the record: a kill between them leaves a record the next command
     // finishes, never a branch nothing names (`clean` and `prune` find one all the same).
@@ -239,7 +324,7 @@ pub fn carry_out(
             .map(|tip| delete_judged_branch(ctx, &record.branch, tip))
     };
     super::test_pause("BERTH_TEST_PAUSE_FORGET_MS");
-    forget(ctx, locked, record)?;
+    forget(ctx, &mut locked, record)?;
     let note = branch
         .transpose()?
         .unwrap_or_else(|| format!("branch {} kept", record.branch));
@@ -345,9 +430,9 @@ pub fn cut_short(record: &Record) -> bool {
     !record.path.join(".git").exists()
 }
 
-/// Finish every removal that died midway, under the lock the caller took (no removal of this
-/// process is running then). One whose deletion had not begun is only unmarked: the worktree is
-/// whole and stays. A removal that cannot be finished is a warning and stays marked, so that
+/// Finish every removal whose remover died midway, under the lock the caller took; a live
+/// remover's mark is left to it. One whose deletion had not begun is only unmarked: the worktree
+/// is whole and stays. A removal that cannot be finished is a warning and stays marked, so that
 /// one broken worktree never stops the command. Returns the records whose removal was finished.
 pub fn finish_dead_removes(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
     let mut finished = Vec::new();

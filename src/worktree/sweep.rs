@@ -79,20 +79,50 @@ impl Outcome {
     }
 }
 
-/// Judge every managed worktree and, unless `dry_run`, remove those that hold nothing of value.
-/// Runs under the registry lock the caller holds (`add` calls it when no port block is free).
+/// What a sweep judged under the lock: an outcome for every worktree, and those that go, marked
+/// as this process's to remove, to carry out once the lock is given back ([`Swept::carry_out`]).
+#[must_use = "carry the removals out once the registry's lock is given back"]
+pub struct Swept {
+    outcomes: Vec<Outcome>,
+    going: Vec<(usize, inventory::Entry, judge::Seen)>,
+}
+
+impl Swept {
+    /// Remove each worktree judged to go, one by one, never under the registry's lock (their
+    /// teardowns may take minutes); one that cannot be removed is kept with the reason.
+    pub fn carry_out(mut self, ctx: &Context, delete_branch: bool) -> Vec<Outcome> {
+        for (at, entry, seen) in &self.going {
+            let record = entry.record.as_ref().expect("managed");
+            self.outcomes[*at] =
+                match super::remove::carry_out(ctx, entry, false, delete_branch, seen) {
+                    Ok(super::remove::Carried::Removed(_)) => Outcome::removed(record, false),
+                    Ok(super::remove::Carried::Kept(why)) => kept(record, why),
+                    Err(err) => kept(record, crate::error::render(&err).0),
+                };
+        }
+        self.outcomes
+    }
+}
+
+/// Judge every managed worktree under the registry lock the caller holds and, unless `dry_run`,
+/// mark those that hold nothing of value as this process's to remove (saved): the caller gives
+/// the lock back, then carries them out. One a live process removes already is left to it.
 pub fn sweep(
     ctx: &Context,
     locked: &mut Locked,
     dry_run: bool,
-    delete_branch: bool,
     scope: Scope,
-) -> Result<Vec<Outcome>> {
+) -> Result<Swept> {
     let judge = Judge::new(ctx)?;
     let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
+    let mut going = Vec::new();
     for entry in inventory::entries(ctx, &registry, false)? {
         let record = entry.record.clone().expect("managed");
+        if let Some(pid) = locked.removed_by(&record) {
+            outcomes.push(kept(&record, super::remove::being_removed(&record, pid)));
+            continue;
+        }
         // A removal cut short is finished: it was judged already, and half of it is gone.
         if locked.is_removing(&record) && super::remove::cut_short(&record) {
             let finished = if dry_run {
@@ -128,19 +158,29 @@ pub fn sweep(
             outcomes.push(kept(&record, why));
             continue;
         }
-        if dry_run {
-            outcomes.push(Outcome::removed(&record, true));
-            continue;
+        outcomes.push(Outcome::removed(&record, dry_run));
+        if !dry_run {
+            locked.mark_removing(&record);
+            going.push((outcomes.len() - 1, entry, seen));
         }
-        outcomes.push(
-            match super::remove::carry_out(ctx, locked, &entry, false, delete_branch, &seen) {
-                Ok(super::remove::Carried::Removed(_)) => Outcome::removed(&record, false),
-                Ok(super::remove::Carried::Kept(why)) => kept(&record, why),
-                Err(err) => kept(&record, crate::error::render(&err).0),
-            },
-        );
     }
-    Ok(outcomes)
+    if !going.is_empty() {
+        locked.save()?;
+    }
+    Ok(Swept { outcomes, going })
+}
+
+/// Make room for a new worktree's port block: remove the landed worktrees nobody holds, as
+/// `clean` would, under the lock only to judge and mark them. Returns how many went.
+pub fn make_room(ctx: &Context) -> Result<usize> {
+    let mut locked = super::lock(ctx)?;
+    let swept = sweep(ctx, &mut locked, false, Scope::MakeRoom)?;
+    drop(locked);
+    Ok(swept
+        .carry_out(ctx, false)
+        .iter()
+        .filter(|o| o.reason.is_none())
+        .count())
 }
 
 fn kept(record: &Record, reason: String) -> Outcome {
@@ -153,8 +193,9 @@ fn kept(record: &Record, reason: String) -> Outcome {
     }
 }
 
-/// `clean`: sweep under one lock (a worktree claimed meanwhile is seen as claimed) and count.
-/// Removals cut short earlier are finished first, and counted as removed.
+/// `clean`: judge and mark under one lock (a worktree claimed meanwhile is seen as claimed), then
+/// remove the marked ones with the lock given back, and count. Removals cut short earlier are
+/// finished first, and counted as removed.
 pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report> {
     let (mut locked, finished) = if dry_run {
         (
@@ -180,15 +221,10 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         .iter()
         .map(|r| Outcome::removed(r, false))
         .collect();
-    outcomes.extend(sweep(
-        ctx,
-        &mut locked,
-        dry_run,
-        delete_branch,
-        Scope::Clean,
-    )?);
+    let swept = sweep(ctx, &mut locked, dry_run, Scope::Clean)?;
     let branches = orphans(ctx, &before, dry_run)?;
     drop(locked);
+    outcomes.extend(swept.carry_out(ctx, delete_branch));
     let kept = outcomes.iter().filter(|o| o.reason.is_some()).count();
     let going = outcomes.len() - kept;
     // A dry run removes nothing: what it would remove is counted apart.
