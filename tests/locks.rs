@@ -299,3 +299,128 @@ fn the_teardown_of_a_gone_worktree_whose_block_add_takes_over_runs_without_the_r
     sb.add(&repo, &["next"]);
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), "free\n");
 }
+
+/// A teardown hook that, for the worktree `slow` only, says it began (`<root>/started`) and waits
+/// until the test creates `<root>/release`: the test acts while it runs.
+fn slow_teardown(sb: &Sandbox, repo: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let started = sb.root.join("started");
+    let release = sb.root.join("release");
+    let teardown = format!(
+        "case \"$WORKTREE_PATH\" in */slow) touch {}; while [ ! -e {} ]; do sleep 0.05; done;; esac",
+        common::sh_quote(started.to_str().unwrap()),
+        common::sh_quote(release.to_str().unwrap()),
+    );
+    sb.install(repo, &["--teardown", &teardown]);
+    sb.commit_all(repo, "hooks");
+    (started, release)
+}
+
+/// Wait (a minute at most, so that a regression fails instead of hanging) for `path` to exist.
+fn wait_for_file(path: &Path) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !path.exists() {
+        assert!(
+            std::time::Instant::now() < until,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// `git-berth <args>` in `dir`, required to end within a minute (it must not wait on the lock).
+fn berth_promptly(sb: &Sandbox, dir: &Path, args: &[&str]) -> std::process::Output {
+    let child = sb
+        .berth_command(dir, args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    common::wait_at_most(child, std::time::Duration::from_secs(60))
+}
+
+/// `remove slow` started and paused in its teardown hook.
+fn removing_slow(sb: &Sandbox, repo: &Path, started: &Path) -> std::process::Child {
+    let child = sb
+        .berth_command(repo, &["remove", "slow"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_file(started);
+    child
+}
+
+/// While a teardown hook runs (minutes, maybe), the registry's lock is free: other commands of
+/// the repository go on, and the worktree being removed is left to its remover, named with it.
+#[test]
+fn other_commands_go_on_while_a_teardown_runs_and_leave_the_worktree_being_removed_alone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let (started, release) = slow_teardown(&sb, &repo);
+    let slow = sb.add(&repo, &["slow"]);
+    let remover = removing_slow(&sb, &repo, &started);
+    let pid = remover.id();
+    let by = format!("worktree 'slow' is being removed by pid {pid}");
+
+    let out = berth_promptly(&sb, &repo, &["add", "other"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let out = berth_promptly(&sb, &repo, &["list", "--json"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let out = berth_promptly(&sb, &repo, &["claim", "other"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    for args in [&["claim", "slow"][..], &["remove", "slow"], &["add", "slow"]] {
+        let out = berth_promptly(&sb, &repo, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", outputs(&out));
+        let err = stderr(&out);
+        assert!(err.contains(&by), "{args:?}: {err}");
+        assert!(err.contains("hint: wait for pid"), "{args:?}: {err}");
+    }
+    let out = berth_promptly(&sb, &repo, &["clean", "--json"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = report["worktrees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == "slow")
+        .unwrap()
+        .clone();
+    assert_eq!(row["outcome"], "kept", "{report}");
+    assert_eq!(row["reason"], by.as_str(), "{report}");
+    assert!(slow.join(".git").exists(), "nothing of it went meanwhile");
+
+    std::fs::write(&release, "").unwrap();
+    let out = common::wait_at_most(remover, std::time::Duration::from_secs(60));
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(!slow.exists(), "the remover finished its removal");
+}
+
+/// A remover killed during its teardown leaves its mark (naming it) and a whole worktree: the
+/// next command, seeing the remover gone, drops the mark, and the worktree is anyone's again.
+#[test]
+fn the_mark_of_a_remover_killed_during_its_teardown_is_dropped_and_the_worktree_stays_whole() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let (started, release) = slow_teardown(&sb, &repo);
+    let slow = sb.add(&repo, &["slow"]);
+    let mut remover = removing_slow(&sb, &repo, &started);
+    let registry = sb.registry_path(&repo);
+    let marked = std::fs::read_to_string(&registry).unwrap();
+    assert!(
+        marked.contains("[[removing]]") && marked.contains(&format!("pid = {}", remover.id())),
+        "the mark names its remover: {marked}"
+    );
+    remover.kill().unwrap();
+    remover.wait().unwrap();
+    std::fs::write(&release, "").unwrap();
+
+    sb.berth_ok(&repo, &["claim", "slow"]);
+    let after = std::fs::read_to_string(&registry).unwrap();
+    assert!(!after.contains("[[removing]]"), "{after}");
+    assert!(slow.join(".git").exists(), "the worktree is whole");
+    assert_eq!(sb.git(&slow, &["status", "--porcelain"]), "");
+    std::fs::remove_file(&started).unwrap();
+    sb.berth_ok(&repo, &["remove", "slow"]);
+    assert!(!slow.exists());
+}
