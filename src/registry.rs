@@ -324,6 +324,15 @@ impl Store {
             .collect())
     }
 
+    /// The live process removing `record`, if any, read without the lock.
+    pub fn removed_by(&self, record: &Record) -> Result<Option<u32>> {
+        let (_, marks, _) = read(&self.path())?;
+        Ok(marks
+            .iter()
+            .find(|mark| mark.is(record))
+            .and_then(Removing::live_remover))
+    }
+
     /// Take the lock and read the registry fresh, so a change is made on the latest state.
     pub fn lock(&self) -> Result<Locked> {
         fs::create_dir_all(&self.dir)

@@ -300,9 +300,19 @@ fn the_teardown_of_a_gone_worktree_whose_block_add_takes_over_runs_without_the_r
     assert_eq!(std::fs::read_to_string(&seen).unwrap(), "free\n");
 }
 
+/// The file that lets a paused teardown hook end; made when dropped too, so that a failing test
+/// leaves no hook waiting.
+struct Release(std::path::PathBuf);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        let _ = std::fs::write(&self.0, "");
+    }
+}
+
 /// A teardown hook that, for the worktree `slow` only, says it began (`<root>/started`) and waits
 /// until the test creates `<root>/release`: the test acts while it runs.
-fn slow_teardown(sb: &Sandbox, repo: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+fn slow_teardown(sb: &Sandbox, repo: &Path) -> (std::path::PathBuf, Release) {
     let started = sb.root.join("started");
     let release = sb.root.join("release");
     let teardown = format!(
@@ -312,7 +322,7 @@ fn slow_teardown(sb: &Sandbox, repo: &Path) -> (std::path::PathBuf, std::path::P
     );
     sb.install(repo, &["--teardown", &teardown]);
     sb.commit_all(repo, "hooks");
-    (started, release)
+    (started, Release(release))
 }
 
 /// Wait (a minute at most, so that a regression fails instead of hanging) for `path` to exist.
@@ -369,7 +379,11 @@ fn other_commands_go_on_while_a_teardown_runs_and_leave_the_worktree_being_remov
     assert!(out.status.success(), "{}", outputs(&out));
     let out = berth_promptly(&sb, &repo, &["claim", "other"]);
     assert!(out.status.success(), "{}", outputs(&out));
-    for args in [&["claim", "slow"][..], &["remove", "slow"], &["add", "slow"]] {
+    for args in [
+        &["claim", "slow"][..],
+        &["remove", "slow"],
+        &["add", "slow"],
+    ] {
         let out = berth_promptly(&sb, &repo, args);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", outputs(&out));
         let err = stderr(&out);
@@ -390,7 +404,7 @@ fn other_commands_go_on_while_a_teardown_runs_and_leave_the_worktree_being_remov
     assert_eq!(row["reason"], by.as_str(), "{report}");
     assert!(slow.join(".git").exists(), "nothing of it went meanwhile");
 
-    std::fs::write(&release, "").unwrap();
+    drop(release);
     let out = common::wait_at_most(remover, std::time::Duration::from_secs(60));
     assert!(out.status.success(), "{}", outputs(&out));
     assert!(!slow.exists(), "the remover finished its removal");
@@ -413,7 +427,7 @@ fn the_mark_of_a_remover_killed_during_its_teardown_is_dropped_and_the_worktree_
     );
     remover.kill().unwrap();
     remover.wait().unwrap();
-    std::fs::write(&release, "").unwrap();
+    drop(release);
 
     sb.berth_ok(&repo, &["claim", "slow"]);
     let after = std::fs::read_to_string(&registry).unwrap();

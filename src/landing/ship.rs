@@ -334,6 +334,10 @@ fn land_one(
         );
     };
     let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
+    // One whose teardown runs is its remover's: landing it now would land work that is going.
+    if let Ok(Some(pid)) = Store::new(ctx.state_dir()).removed_by(&record) {
+        return refused(outcome, &worktree::being_removed_refusal(&record, pid));
+    }
     match try_land(ctx, trunk, &record, request, gate, dry, &mut outcome) {
         Ok(()) => outcome,
         Err(err) => refused(outcome, &err),

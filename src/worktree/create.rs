@@ -399,7 +399,7 @@ fn reuse(
 ) -> Result<Added> {
     let entry = super::find(ctx, &locked.registry, &args.name)?;
     let record = entry.record.clone().expect("a managed worktree");
-    super::remove::refuse_if_being_removed(&locked, &record)?;
+    super::refuse_if_being_removed(&locked, &record)?;
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(

@@ -17,7 +17,8 @@
 //!   [`remove::finish_dead_removes`] finishes a killed one.
 //! - [`sweep::clean`], [`sweep::sweep`]: remove everything that holds nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
-//! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none.
+//! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none;
+//!   [`refuse_if_being_removed`]: leave a worktree a live `remove` marked to it.
 
 pub mod bring_up;
 pub mod claim;
@@ -50,6 +51,31 @@ pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
     create::roll_back_dead_adds(ctx, &mut locked)?;
     let finished = remove::finish_dead_removes(ctx, &mut locked)?;
     Ok((locked, finished))
+}
+
+/// Refuse `record` while a live process removes it: its teardown runs with the lock free, and
+/// what is left of the worktree is that process's to delete.
+pub fn refuse_if_being_removed(locked: &Locked, record: &Record) -> Result<()> {
+    match locked.removed_by(record) {
+        None => Ok(()),
+        Some(pid) => Err(being_removed_refusal(record, pid)),
+    }
+}
+
+/// The refusal for `record`, which the live process `pid` is removing.
+pub fn being_removed_refusal(record: &Record, pid: u32) -> anyhow::Error {
+    refuse_with_hint(
+        being_removed(record, pid),
+        format!(
+            "wait for pid {pid} to finish its teardown; {} list shows the worktree until it is gone",
+            names::TOOL
+        ),
+    )
+}
+
+/// Why a worktree a live process removes is left alone, in one line.
+pub fn being_removed(record: &Record, pid: u32) -> String {
+    format!("worktree '{}' is being removed by pid {pid}", record.name)
 }
 
 /// The managed worktree `name` (by its name or its slug), as found on disk now.

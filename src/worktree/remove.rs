@@ -89,7 +89,7 @@ pub fn remove(
             continue;
         }
         let entry = super::find(ctx, &registry, name)?;
-        refuse_if_being_removed(&locked, entry.record.as_ref().expect("managed"))?;
+        super::refuse_if_being_removed(&locked, entry.record.as_ref().expect("managed"))?;
         if !targets
             .iter()
             .any(|(e, _): &(Entry, Facts)| e.name == entry.name)
@@ -165,26 +165,6 @@ pub fn remove(
     Ok(removed)
 }
 
-/// Refuse `record` while a live process removes it: its teardown runs with the lock free, and
-/// what is left of the worktree is that process's to delete.
-pub fn refuse_if_being_removed(locked: &Locked, record: &Record) -> Result<()> {
-    match locked.removed_by(record) {
-        None => Ok(()),
-        Some(pid) => Err(crate::error::refuse_with_hint(
-            being_removed(record, pid),
-            format!(
-                "wait for pid {pid} to finish its teardown; {} list shows the worktree until it is gone",
-                names::TOOL
-            ),
-        )),
-    }
-}
-
-/// Why a worktree a live process removes is left alone, in one line.
-pub fn being_removed(record: &Record, pid: u32) -> String {
-    format!("worktree '{}' is being removed by pid {pid}", record.name)
-}
-
 /// Mark `entry`'s record as this process's to remove, save, give the lock back and carry the
 /// removal out ([`carry_out`]): for a caller that judged one worktree under `locked`.
 pub fn mark_and_carry_out(
@@ -196,7 +176,7 @@ pub fn mark_and_carry_out(
     seen: &Seen,
 ) -> Result<Carried> {
     let record = entry.record.as_ref().expect("managed");
-    refuse_if_being_removed(&locked, record)?;
+    super::refuse_if_being_removed(&locked, record)?;
     locked.mark_removing(record);
     locked.save()?;
     drop(locked);

@@ -107,12 +107,7 @@ impl Swept {
 /// Judge every managed worktree under the registry lock the caller holds and, unless `dry_run`,
 /// mark those that hold nothing of value as this process's to remove (saved): the caller gives
 /// the lock back, then carries them out. One a live process removes already is left to it.
-pub fn sweep(
-    ctx: &Context,
-    locked: &mut Locked,
-    dry_run: bool,
-    scope: Scope,
-) -> Result<Swept> {
+pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool, scope: Scope) -> Result<Swept> {
     let judge = Judge::new(ctx)?;
     let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
@@ -120,7 +115,7 @@ pub fn sweep(
     for entry in inventory::entries(ctx, &registry, false)? {
         let record = entry.record.clone().expect("managed");
         if let Some(pid) = locked.removed_by(&record) {
-            outcomes.push(kept(&record, super::remove::being_removed(&record, pid)));
+            outcomes.push(kept(&record, super::being_removed(&record, pid)));
             continue;
         }
         // A removal cut short is finished: it was judged already, and half of it is gone.
