@@ -503,6 +503,41 @@ mod tests {
     }
 
     #[test]
+    fn a_mark_names_its_live_remover_and_one_without_a_pid_is_a_dead_removers() {
+        let dir = scratch("marks");
+        let store = Store::new(dir.0.clone());
+        let mut locked = store.lock().unwrap();
+        locked.registry.worktrees.push(record("a"));
+        locked.registry.worktrees.push(record("b"));
+        locked.mark_removing(&record("a"));
+        locked.save().unwrap();
+        drop(locked);
+        let text = fs::read_to_string(store.path()).unwrap();
+        // An older build wrote `b`'s mark without a pid: under the lock, always, so it is dead.
+        fs::write(
+            store.path(),
+            format!("{text}\n[[removing]]\nname = \"b\"\ncreated = 1700000000\n"),
+        )
+        .unwrap();
+        let locked = store.lock().unwrap();
+        assert_eq!(locked.removed_by(&record("a")), Some(std::process::id()));
+        assert!(locked.removing_mine(&record("a")));
+        assert!(
+            !locked.is_removing(&record("a")),
+            "a live remover's is no dead mark"
+        );
+        assert_eq!(locked.removed_by(&record("b")), None);
+        assert!(locked.is_removing(&record("b")));
+        assert_eq!(locked.removing(), vec![record("b")]);
+        drop(locked);
+        assert_eq!(store.removing().unwrap(), vec![record("b")]);
+        assert_eq!(
+            store.removed_by(&record("a")).unwrap(),
+            Some(std::process::id())
+        );
+    }
+
+    #[test]
     fn a_missing_file_is_an_empty_registry() {
         let dir = scratch("missing");
         let store = Store::new(dir.0.clone());

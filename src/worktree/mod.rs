@@ -13,9 +13,11 @@
 //! - [`bring_up::setup`], [`bring_up::bring_up`], [`bring_up::give_ports`],
 //!   [`bring_up::ensure_trusted`], [`bring_up::teardown`]: trust, ports, seeding, the hooks.
 //! - [`judge::facts`] and [`judge::verdict`]: whether a worktree may go, and why not.
-//! - [`remove::remove`], [`remove::carry_out`]: remove and tear down;
+//! - [`remove::remove`], [`remove::mark_and_carry_out`], [`remove::carry_out`]: judge and mark
+//!   under the lock, tear down with it given back, delete under it again;
 //!   [`remove::finish_dead_removes`] finishes a killed one.
-//! - [`sweep::clean`], [`sweep::sweep`]: remove everything that holds nothing of value.
+//! - [`sweep::clean`], [`sweep::sweep`], [`sweep::make_room`]: remove everything that holds
+//!   nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none;
 //!   [`refuse_if_being_removed`]: leave a worktree a live `remove` marked to it.
