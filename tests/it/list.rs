@@ -1,6 +1,6 @@
 //! `git berth list` and `git berth path`, checked against what real git did to the worktrees.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

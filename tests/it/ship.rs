@@ -2,7 +2,7 @@
 //! the merged result, by compare-and-swap, with the primary checkout brought along; everything
 //! else is refused with nothing moved. Real repositories, the real binary, checked with real git.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

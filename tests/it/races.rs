@@ -1,7 +1,7 @@
 //! Many agents at once: real processes racing on one repository, an `add` killed with SIGKILL
 //! midway, and a corrupt registry. Outcomes are checked with real git.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `git berth collect`: the merge-back overview. Every figure is checked against what real git
 //! says, and collect must change nothing.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! Finding the repository as git does, and refusing cleanly where there is none or its registry
 //! cannot be read.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, error_lines, git_worktree_at, git_worktrees};
 

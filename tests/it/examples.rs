@@ -3,7 +3,7 @@
 //! fake on PATH that records each call, so what the hooks would do to Compose stacks is checked
 //! on any machine; where a real `docker compose` exists, it reads the compose file too.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! Claude Code's WorktreeCreate / WorktreeRemove hooks served by `git berth hook`, fed the JSON
 //! Claude Code sends, checked with real git.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::process::Stdio;

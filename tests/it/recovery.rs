@@ -2,7 +2,7 @@
 //! admin entry is finished by the next `clean`, `prune` or `remove`, and the name can be added
 //! again. Real processes, SIGKILL, and real `git worktree list` to check what is left.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

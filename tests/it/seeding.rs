@@ -2,7 +2,7 @@
 //! `.worktree-hooks/seed` (committed or local) and `.worktreeinclude`, copied unless a line says
 //! `link`, each refusal warned while the add still succeeds.
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};

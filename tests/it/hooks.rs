@@ -2,7 +2,7 @@
 //! and teardown, failures and retries, teardown on remove, prune and clean, the timeout, and trust
 //! in a fresh clone. Hooks record what they saw (`env`, `pwd -P`) in files outside the checkouts.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -3,7 +3,7 @@
 //! claim's `BERTH_SESSION_PID`; a stale claim is one whose process was killed or whose age
 //! passed `berth.claimTtl`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

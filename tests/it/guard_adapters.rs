@@ -3,8 +3,7 @@
 //! installs, run under node with a stub of each runtime's API: they must let an allowed call
 //! through and block the rest. The node cases are skipped (with a note) where node is missing.
 
-mod common;
-mod node;
+use crate::node;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `git berth remove`: never loses work; what it removes, real git no longer knows.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

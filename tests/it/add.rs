@@ -1,6 +1,6 @@
 //! `git berth add`, run as the real binary on repositories made by real git, checked with real git.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

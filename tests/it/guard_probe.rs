@@ -2,7 +2,7 @@
 //! trusts (linked worktrees, submodules, `--separate-git-dir`) and which it ignores (copied or
 //! forged ones), and where links lead.
 
-mod common;
+use crate::common;
 
 use berth::guard::probe::{self, Locator, Place, resolve};
 use common::Sandbox;

@@ -2,7 +2,7 @@
 //! where something listens, clones sharing one machine, freeing and reuse, takeover of a gone
 //! worktree's block, exhaustion, concurrent adds, and resizing with `setup`.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;

@@ -2,7 +2,7 @@
 //! into the trunk by a merge, a squash or a rebase, not held by another live session, not
 //! locked) and keeps the rest, saying why. Checked against real git.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

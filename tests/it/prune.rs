@@ -1,7 +1,7 @@
 //! `git berth prune`: forget worktrees whose folder is gone, drop git's admin entries that point
 //! nowhere, never touch a worktree that exists.
 
-mod common;
+use crate::common;
 
 use common::{Sandbox, git_worktree_at, git_worktrees};
 

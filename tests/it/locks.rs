@@ -2,7 +2,7 @@
 //! prove its own (a person's git) is never removed and is named with a hint; ref updates take no
 //! `packed-refs.lock`; berth's own locks say whom they wait for.
 
-mod common;
+use crate::common;
 
 use std::io::BufRead as _;
 use std::path::Path;

@@ -211,7 +211,7 @@ fn fixture_lines(text: &str, primary: &str, linked: &str) -> Vec<String> {
 }
 
 fn attacks(s: &Sandbox) -> Vec<String> {
-    let text = include_str!("fixtures/guard/attacks-from-linked.txt");
+    let text = include_str!("../fixtures/guard/attacks-from-linked.txt");
     fixture_lines(
         text,
         &s.primary.display().to_string(),
@@ -393,7 +393,7 @@ fn section<'t>(text: &'t str, header: &str) -> &'t str {
 
 #[test]
 fn every_trunk_write_of_the_corpus_is_blocked_and_really_moves_the_trunk() {
-    let text = include_str!("fixtures/guard/attacks-from-linked.txt");
+    let text = include_str!("../fixtures/guard/attacks-from-linked.txt");
     // Each runs in a world of its own, from its linked worktree: `.` there.
     let attacks = fixture_lines(section(text, "\n# 9. "), "../primary", ".");
     assert!(attacks.len() >= 50, "{}", attacks.len());
@@ -428,7 +428,7 @@ fn a_commit_or_a_reset_where_the_trunk_is_checked_out_is_blocked() {
 fn the_near_misses_of_trunk_writes_are_allowed_and_leave_the_trunk_alone() {
     let s = trunk_world("near", "main");
     std::fs::write(s.linked.join("README.md"), "changed\n").unwrap();
-    let text = include_str!("fixtures/guard/ordinary-work.txt");
+    let text = include_str!("../fixtures/guard/ordinary-work.txt");
     let misses = fixture_lines(
         section(text, "# Near misses of issue 14"),
         &s.primary.display().to_string(),

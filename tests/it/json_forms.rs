@@ -1,7 +1,7 @@
 //! Every command that changes or reports state has a `--json` form; the first commit is asked
 //! for by name.
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 

@@ -1,8 +1,8 @@
 //! `man/git-berth.1` is generated from the clap definitions; this test fails when it is stale.
-//! Regenerate with: BERTH_BLESS=1 cargo test --test man
+//! Regenerate with: BERTH_BLESS=1 cargo test --test it man::
 //! The page the binary keeps beside itself is read by the real `man`, through the real `git`.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,7 +78,7 @@ fn the_man_page_matches_the_command_line() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == fresh,
-        "man/git-berth.1 is stale; regenerate it with: BERTH_BLESS=1 cargo test --test man"
+        "man/git-berth.1 is stale; regenerate it with: BERTH_BLESS=1 cargo test --test it man::"
     );
 }
 

@@ -1,8 +1,8 @@
 //! The completion scripts in `share/completions/` are generated from the clap definitions; this
-//! test fails when they are stale. Regenerate with: BERTH_BLESS=1 cargo test --test completions
+//! test fails when they are stale. Regenerate with: BERTH_BLESS=1 cargo test --test it completions::
 //! The bash script is also run the way bash runs it, through git's own completion.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,7 +32,7 @@ fn the_completion_scripts_match_the_command_line() {
     }
     assert!(
         stale.is_empty(),
-        "share/completions/{stale:?} stale; regenerate with: BERTH_BLESS=1 cargo test --test completions"
+        "share/completions/{stale:?} stale; regenerate with: BERTH_BLESS=1 cargo test --test it completions::"
     );
 }
 
@@ -182,7 +182,7 @@ fn on_path(program: &str) -> Option<PathBuf> {
 #[test]
 fn fish_completes_names_commands_and_values_where_clap_complete_leaves_them_out() {
     let Some(fish) = on_path("fish") else {
-        eprintln!("skipped: fish is not installed here");
+        common::skip("fish", "fish is not installed here");
         return;
     };
     let sb = Sandbox::new();
@@ -225,7 +225,7 @@ fn fish_completes_names_commands_and_values_where_clap_complete_leaves_them_out(
 #[test]
 fn the_zsh_script_parses() {
     let Some(zsh) = on_path("zsh") else {
-        eprintln!("skipped: zsh is not installed here");
+        common::skip("zsh", "zsh is not installed here");
         return;
     };
     let out = Command::new(zsh)

@@ -3,7 +3,7 @@
 //! claim through a hook with its own session id. Each agent here is a real, long-lived process
 //! (python) that runs `git-berth` as its child, as an agent runtime does.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -3,8 +3,8 @@
 //! hatch, and take both hatches out of every other agent's guard calls, even when OpenCode was
 //! started with them. Skipped, with the reason printed, where node is missing.
 
-mod common;
-mod node;
+use crate::common;
+use crate::node;
 
 use common::Sandbox;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! `git berth review`: verdicts bound to a branch's head, kept as refs that real git reads, refused
 //! to the author's own session, surviving prune and a lost registry, never torn by a race.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! may leave a case to the full status (`Unsure`) but must never contradict git, and the common
 //! cases must be decided by it, or the fast path would silently stop being used.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};

@@ -84,7 +84,7 @@ fn imports_run_one_way_down_the_layers() {
     }
     assert!(
         found.is_empty(),
-        "{} imports break the layering of tests/architecture.rs:\n{}\n",
+        "{} imports break the layering of tests/it/architecture.rs:\n{}\n",
         found.len(),
         found.join("\n")
     );
@@ -196,7 +196,7 @@ fn an_upward_import_loops_a_guard_reaching_for_the_registry_and_an_unplaced_modu
     let found = violations(&files);
     let expect = [
         "src/extra.rs: module `extra` is in no layer: place it in exactly one layer of LAYERS at \
-         the top of tests/architecture.rs",
+         the top of tests/it/architecture.rs",
         "src/guard/mod.rs:1 imports `registry`: the guard never opens a repository or the \
          registry (no registry, repo, git, gix or worktree); beyond its own module it uses the \
          leaves and session::holder_pid only",
@@ -289,7 +289,7 @@ fn unplaced(files: &[(String, String)]) -> Vec<String> {
         .map(|(m, at)| {
             format!(
                 "{at}: module `{m}` is in no layer: place it in exactly one layer of LAYERS at \
-                 the top of tests/architecture.rs"
+                 the top of tests/it/architecture.rs"
             )
         })
         .collect()

@@ -2,7 +2,7 @@
 //! on panic), real worktrees, and the `shell` runtime running a script that writes its
 //! environment, working directory and arguments to files and appends what it is typed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,6 +1,6 @@
 //! What a user sees, pinned: help and every error message, as `trycmd` cases in `tests/cmd/`.
 //! Each case runs the real binary (and real git, and sh for setup) in its own sandbox folder.
-//! Refresh the expected text after a deliberate change with: TRYCMD=overwrite cargo test --test cli
+//! Refresh the expected text after a deliberate change with: TRYCMD=overwrite cargo test --test it cli::
 
 use std::path::PathBuf;
 

@@ -1,0 +1,40 @@
+//! The integration tests, one binary with a module per area: each builds real repositories with
+//! the real `git` program in temporary folders, runs the real `git-berth` binary and checks the
+//! outcome with git. One binary links once after a change, where one per file linked 37 times.
+
+mod common;
+mod node;
+
+mod add;
+mod architecture;
+mod claims;
+mod claude_hooks;
+mod clean;
+mod cli;
+mod collect;
+mod completions;
+mod discovery;
+mod examples;
+mod guard_adapters;
+mod guard_cli;
+mod guard_fuzz;
+mod guard_probe;
+mod guard_sandbox;
+mod hooks;
+mod init_cli;
+mod json_forms;
+mod list;
+mod locks;
+mod man;
+mod opencode_plugin;
+mod orchestrator;
+mod ports;
+mod prune;
+mod quick_status;
+mod races;
+mod recovery;
+mod remove;
+mod review;
+mod seeding;
+mod sessions;
+mod ship;
