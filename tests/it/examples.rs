@@ -343,7 +343,10 @@ fn real_compose() -> Option<Vec<&'static str>> {
 #[test]
 fn real_compose_reads_each_checkouts_own_ports_from_the_compose_file() {
     let Some(compose) = real_compose() else {
-        eprintln!("no docker compose on this machine: the compose file is checked by the fake");
+        common::skip(
+            "docker-compose",
+            "no docker compose on this machine: the compose file is checked by the fake",
+        );
         return;
     };
     let docker = Docker::new();
