@@ -23,6 +23,7 @@ mod guard_sandbox;
 mod hooks;
 mod init_cli;
 mod json_forms;
+mod lifecycle_model;
 mod list;
 mod locks;
 mod man;
