@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::git::graph::{self, CommitLine};
 use crate::git::{quick, status};
 use crate::inventory::{self, Entry};
+use crate::landing::forecast::{self, Candidate, Forecast, Lines};
 use crate::registry::Store;
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
@@ -38,37 +39,6 @@ pub struct Overview {
     pub conflicts: Vec<Overlap>,
     /// Each pair of worktrees that change a file in common, merged with each other in memory.
     pub forecast: Forecast,
-}
-
-/// The pairwise forecast: what merging two worktrees' branches with each other would do to the
-/// files both change.
-#[derive(Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Forecast {
-    /// Files on which the pair's merge conflicts, with the lines of their merge base that both
-    /// change (none when the conflict is not in the text: a deletion, a rename, a binary file).
-    pub conflicts: Vec<PairConflict>,
-    /// Files both change that merge cleanly.
-    pub overlaps: Vec<PairOverlap>,
-}
-
-#[derive(Debug, PartialEq, Eq, Serialize)]
-pub struct PairConflict {
-    pub worktrees: [String; 2],
-    pub file: String,
-    pub lines: Vec<Lines>,
-}
-
-/// Lines `start` to `end` (1-based, both included).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Lines {
-    pub start: u32,
-    pub end: u32,
-}
-
-#[derive(Debug, PartialEq, Eq, Serialize)]
-pub struct PairOverlap {
-    pub worktrees: [String; 2],
-    pub file: String,
 }
 
 /// Whether the worktree's checkout is there to look at.
@@ -97,7 +67,7 @@ pub struct Work {
     /// Every change of its own commits is on the trunk already (merged, squash-merged or
     /// rebased): what `clean` removes. Null when it has no commits of its own.
     pub merged: Option<bool>,
-    /// Files HEAD changes relative to its merge base with the trunk.
+    /// Files HEAD changes relative to its merge base with the trunk; none once merged.
     #[serde(skip)]
     pub files: Vec<String>,
     /// The commit checked out, for the forecast.
@@ -117,27 +87,17 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     let trunk = ctx.trunk();
     let trees = quick::Trees::default();
     let works = status::parallel_map(&entries, |entry| work(entry, &trunk, &trees));
-    let pairs = sharing_pairs(&works);
-    // A repository per merge: gix's is not shared between threads, its thread-safe form is.
-    let shared = ctx.repo.clone().into_sync();
-    let merges = status::parallel_map(&pairs, |pair| {
-        let (Some(a), Some(b)) = (works[pair.a].head, works[pair.b].head) else {
-            return None;
-        };
-        let merged = graph::conflicts_between(&shared.to_thread_local(), a, b);
-        merged
-            .map_err(|err| {
-                let names = (&works[pair.a].name, &works[pair.b].name);
-                crate::error::warn(format_args!(
-                    "cannot forecast {} with {}: {err:#}",
-                    names.0, names.1
-                ));
-            })
-            .ok()
-    });
+    let candidates: Vec<Candidate> = works
+        .iter()
+        .map(|w| Candidate {
+            name: w.name.clone(),
+            head: w.head,
+            files: w.files.clone(),
+        })
+        .collect();
     let overview = Overview {
         conflicts: overlaps(&works),
-        forecast: forecast(&works, &pairs, merges),
+        forecast: forecast::forecast(&ctx.repo, &candidates),
         trunk,
         worktrees: works,
     };
@@ -198,22 +158,10 @@ fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
             .map(|(a, _)| a);
     }
     if let Some(trunk) = graph::resolve_commit(&repo, trunk) {
-        // One merge in memory answers both: does it merge, and would it change anything.
-        let into = graph::into_trunk(&repo, trunk, head).ok();
-        work.merges_cleanly = into.map(|m| m.clean);
-        work.files = graph::changed_files(&repo, trunk, head).unwrap_or_default();
-        if work.ahead.unwrap_or(0) > 0 {
-            // As `list --full` judges `merged` (graph::work_not_landed): its own commits, from
-            // where it started, are on the trunk, or merging them would change nothing.
-            let elsewhere: Vec<_> = std::iter::once(trunk).chain(base.commit).collect();
-            work.merged = graph::unmerged_count(&repo, head, &elsewhere)
-                .ok()
-                .map(|left| left == 0 || into.is_some_and(|m| m.changes_nothing));
-        }
-        // What has landed is on the trunk: it is nobody's overlap any more.
-        if work.merged == Some(true) {
-            work.files.clear();
-        }
+        let standing = forecast::standing(&repo, trunk, head, &base, work.ahead.unwrap_or(0));
+        work.merges_cleanly = standing.merges_cleanly;
+        work.merged = standing.merged;
+        work.files = standing.files;
     }
     work
 }
@@ -234,74 +182,6 @@ pub fn overlaps(works: &[Work]) -> Vec<Overlap> {
             worktrees,
         })
         .collect()
-}
-
-/// Two worktrees (by their place in the listing) and the files both change.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Pair {
-    pub a: usize,
-    pub b: usize,
-    pub files: Vec<String>,
-}
-
-/// Every pair of worktrees whose changes meet in a file: the pairs worth a merge. Pure.
-pub fn sharing_pairs(works: &[Work]) -> Vec<Pair> {
-    let mut pairs = Vec::new();
-    for (a, first) in works.iter().enumerate() {
-        for (b, second) in works.iter().enumerate().skip(a + 1) {
-            // Both lists are sorted: walk them side by side.
-            let (mut i, mut j, mut files) = (0, 0, Vec::new());
-            while i < first.files.len() && j < second.files.len() {
-                match first.files[i].cmp(&second.files[j]) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => {
-                        files.push(first.files[i].clone());
-                        i += 1;
-                        j += 1;
-                    }
-                }
-            }
-            if !files.is_empty() {
-                pairs.push(Pair { a, b, files });
-            }
-        }
-    }
-    pairs
-}
-
-/// The forecast from each pair's merge (`None` where it could not be tried): the files the merge
-/// stops on are conflicts, the other files both change are overlaps. Pure.
-pub fn forecast(
-    works: &[Work],
-    pairs: &[Pair],
-    merges: Vec<Option<Vec<graph::FileConflict>>>,
-) -> Forecast {
-    let mut out = Forecast::default();
-    for (pair, merged) in pairs.iter().zip(merges) {
-        let Some(conflicts) = merged else { continue };
-        let names = || [works[pair.a].name.clone(), works[pair.b].name.clone()];
-        for file in &pair.files {
-            if !conflicts.iter().any(|c| &c.path == file) {
-                out.overlaps.push(PairOverlap {
-                    worktrees: names(),
-                    file: file.clone(),
-                });
-            }
-        }
-        for conflict in conflicts {
-            out.conflicts.push(PairConflict {
-                worktrees: names(),
-                file: conflict.path,
-                lines: conflict
-                    .lines
-                    .into_iter()
-                    .map(|(start, end)| Lines { start, end })
-                    .collect(),
-            });
-        }
-    }
-    out
 }
 
 /// The overview a person reads: one aligned line per worktree with work to merge, its newest
@@ -494,67 +374,8 @@ mod tests {
     }
 
     #[test]
-    fn no_shared_file_means_no_forecast() {
+    fn no_shared_file_means_no_overlap() {
         assert!(overlaps(&[work("a", &["x"]), work("b", &["y"])]).is_empty());
-        assert!(sharing_pairs(&[work("a", &["x"]), work("b", &["y"])]).is_empty());
-    }
-
-    #[test]
-    fn a_pair_is_two_worktrees_whose_files_meet_with_the_files_they_share() {
-        let works = [
-            work("a", &["README.md", "src/lib.rs", "z"]),
-            work("b", &["src/lib.rs", "z"]),
-            work("c", &["docs/x.md"]),
-            work("d", &["README.md"]),
-        ];
-        let pairs = sharing_pairs(&works);
-        let named: Vec<(&str, &str, Vec<&str>)> = pairs
-            .iter()
-            .map(|p| {
-                let files = p.files.iter().map(String::as_str).collect();
-                (works[p.a].name.as_str(), works[p.b].name.as_str(), files)
-            })
-            .collect();
-        assert_eq!(
-            named,
-            [
-                ("a", "b", vec!["src/lib.rs", "z"]),
-                ("a", "d", vec!["README.md"]),
-            ]
-        );
-    }
-
-    #[test]
-    fn the_files_a_merge_stops_on_are_conflicts_and_the_other_shared_files_overlaps() {
-        let works = [work("a", &["x", "y"]), work("b", &["x", "y"])];
-        let pairs = sharing_pairs(&works);
-        let merged = vec![Some(vec![graph::FileConflict {
-            path: "y".into(),
-            lines: vec![(3, 4)],
-        }])];
-        let forecast = forecast(&works, &pairs, merged);
-        let pair = || ["a".to_owned(), "b".to_owned()];
-        assert_eq!(
-            forecast,
-            Forecast {
-                conflicts: vec![PairConflict {
-                    worktrees: pair(),
-                    file: "y".into(),
-                    lines: vec![Lines { start: 3, end: 4 }],
-                }],
-                overlaps: vec![PairOverlap {
-                    worktrees: pair(),
-                    file: "x".into(),
-                }],
-            }
-        );
-    }
-
-    #[test]
-    fn a_pair_that_could_not_be_merged_is_left_out_rather_than_called_clean() {
-        let works = [work("a", &["x"]), work("b", &["x"])];
-        let pairs = sharing_pairs(&works);
-        assert_eq!(forecast(&works, &pairs, vec![None]), Forecast::default());
     }
 
     #[test]

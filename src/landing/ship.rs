@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
+use super::forecast::{self, Candidate};
 use super::log::{self, Landing};
 use super::review;
 use crate::error::{Refusal, refuse_with_hint};
@@ -50,20 +51,13 @@ pub struct Report {
     pub dry_run: bool,
     /// The worktrees in the order they were (or would be) landed.
     pub order: Vec<String>,
-    /// Pairs of candidates whose changes conflict with each other.
-    pub forecast: Vec<Forecast>,
+    /// Pairs of candidates whose changes conflict with each other (`collect`'s forecast).
+    pub forecast: Vec<forecast::Pair>,
     pub worktrees: Vec<Outcome>,
     /// How many landed: always 0 in a dry run, which counts `would_land` instead.
     pub landed: usize,
     pub would_land: usize,
     pub refused: usize,
-}
-
-/// Two candidates that change one file each their own way.
-#[derive(Debug, Clone, Serialize)]
-pub struct Forecast {
-    pub worktrees: [String; 2],
-    pub file: String,
 }
 
 /// What happened to one worktree.
@@ -214,61 +208,56 @@ fn chosen(ctx: &Context, request: &Request) -> Result<Vec<String>> {
     }
 }
 
-/// The landing order and the conflicts forecast between the candidates. With `all_approved`,
-/// worktrees whose changes share no file with another candidate go first, then those that share
-/// files but merge cleanly with every other, then those that conflict: one conflict does not
-/// stop the rest. Named worktrees keep the order they were given.
+/// The landing order and the conflicts forecast between the candidates, as `collect` forecasts
+/// them (a landed candidate pairs with none). With `all_approved`, worktrees whose changes share
+/// no file with another candidate go first, then those that share files but merge cleanly with
+/// every other, then those that conflict: one conflict does not stop the rest. Named worktrees
+/// keep the order they were given.
 fn order(
     ctx: &Context,
     trunk: &str,
     names: Vec<String>,
     all_approved: bool,
-) -> Result<(Vec<String>, Vec<Forecast>)> {
+) -> Result<(Vec<String>, Vec<forecast::Pair>)> {
     let registry = Store::new(ctx.state_dir()).load()?;
     let Some(tip) = graph::branch_tip(&ctx.repo, trunk) else {
         return Ok((names, Vec::new()));
     };
-    let heads: Vec<Option<gix::ObjectId>> = names
+    let candidates: Vec<Candidate> = names
         .iter()
-        .map(|n| {
-            registry
-                .find(n)
-                .and_then(|r| graph::branch_tip(&ctx.repo, &r.branch))
-        })
-        .collect();
-    let files: Vec<Vec<String>> = heads
-        .iter()
-        .map(|h| {
-            h.map(|h| graph::changed_files(&ctx.repo, tip, h).unwrap_or_default())
-                .unwrap_or_default()
-        })
-        .collect();
-    let mut rank = vec![0u8; names.len()];
-    let mut forecast = Vec::new();
-    for a in 0..names.len() {
-        for b in a + 1..names.len() {
-            if !files[a].iter().any(|f| files[b].contains(f)) {
-                continue;
-            }
-            rank[a] = rank[a].max(1);
-            rank[b] = rank[b].max(1);
-            let (Some(ha), Some(hb)) = (heads[a], heads[b]) else {
-                continue;
+        .map(|name| {
+            let record = registry.find(name);
+            let head = record.and_then(|r| graph::branch_tip(&ctx.repo, &r.branch));
+            let files = match (record, head) {
+                (Some(r), Some(head)) => {
+                    let base =
+                        graph::Base::of(&ctx.repo, r.base_commit, &r.base_ref, Some(&r.branch));
+                    let own = graph::unmerged_count(&ctx.repo, head, &base.hidden()).unwrap_or(0);
+                    forecast::standing(&ctx.repo, tip, head, &base, own).files
+                }
+                _ => Vec::new(),
             };
-            for conflict in graph::conflicts_between(&ctx.repo, ha, hb).unwrap_or_default() {
-                rank[a] = 2;
-                rank[b] = 2;
-                forecast.push(Forecast {
-                    worktrees: [names[a].clone(), names[b].clone()],
-                    file: conflict.path,
-                });
+            Candidate {
+                name: name.clone(),
+                head,
+                files,
             }
-        }
-    }
+        })
+        .collect();
+    let forecast = forecast::forecast(&ctx.repo, &candidates);
+    let conflicts = forecast
+        .conflicts
+        .iter()
+        .map(|c| forecast::Pair {
+            worktrees: c.worktrees.clone(),
+            file: c.file.clone(),
+        })
+        .collect();
     if !all_approved {
-        return Ok((names, forecast));
+        return Ok((names, conflicts));
     }
-    Ok((by_rank(names, &rank), forecast))
+    let rank: Vec<u8> = names.iter().map(|n| forecast.weight(n)).collect();
+    Ok((by_rank(names, &rank), conflicts))
 }
 
 /// `names` sorted by `rank`, lowest first, keeping the order within a rank. Pure.

@@ -1235,3 +1235,72 @@ fn a_landing_brings_along_a_primary_whose_line_endings_git_converts() {
     assert_eq!(std::fs::read(repo.join("notes.txt")).unwrap(), b"two\r\n");
     assert_eq!(sb.status(&repo), "");
 }
+
+/// The pairs `forecast[kind]` of a `collect --json` or `ship --json` report names, as
+/// `(a, b, file)`.
+fn pairs(forecast: &Value) -> Vec<(String, String, String)> {
+    forecast
+        .as_array()
+        .unwrap_or_else(|| panic!("no pairs: {forecast}"))
+        .iter()
+        .map(|p| {
+            let name = |i: usize| p["worktrees"][i].as_str().unwrap().to_owned();
+            (name(0), name(1), p["file"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn collect_and_a_dry_run_ship_forecast_the_same_pairs_leaving_out_a_landed_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let lines = |first: &str, last: &str| format!("{first}\n2\n3\n4\n5\n6\n7\n8\n9\n{last}\n");
+    sb.commit_file(&repo, "shared.txt", &lines("1", "10"));
+    sb.commit_file(&repo, "both.txt", &lines("1", "10"));
+    let reviewer = Agent::spawn();
+    // `landed` changes shared.txt's first line, and is squash-merged into main by hand: its work
+    // is on the trunk, its branch still approved.
+    approved_work(
+        &sb,
+        &repo,
+        "landed",
+        "shared.txt",
+        &lines("landed", "10"),
+        &reviewer,
+    );
+    // `a` changes that line its own way (against the landed work, that is the trunk's conflict,
+    // not a pair's) and both.txt's first line; `b` changes both.txt's last line: a and b overlap.
+    let a = sb.add(&repo, &["a"]);
+    sb.commit_file(&a, "shared.txt", &lines("a", "10"));
+    sb.commit_file(&a, "both.txt", &lines("a", "10"));
+    approve(&sb, &repo, "a", &reviewer);
+    approved_work(&sb, &repo, "b", "both.txt", &lines("1", "b"), &reviewer);
+    sb.git(&repo, &["merge", "-q", "--squash", "berth/landed"]);
+    sb.git(&repo, &["commit", "-q", "-m", "landed by hand"]);
+
+    let collected = sb.berth_json(&repo, &["collect", "--json"]);
+    let (_, plan) = ship_json(&sb, &repo, &["--all-approved", "--dry-run"]);
+    let overlap = ("a".to_owned(), "b".to_owned(), "both.txt".to_owned());
+    assert_eq!(
+        pairs(&collected["forecast"]["overlaps"]),
+        [overlap],
+        "{collected}"
+    );
+    assert_eq!(
+        pairs(&collected["forecast"]["conflicts"]),
+        [],
+        "{collected}"
+    );
+    assert_eq!(
+        pairs(&plan["forecast"]),
+        pairs(&collected["forecast"]["conflicts"]),
+        "ship's forecast is collect's: {plan}"
+    );
+    // The order follows that forecast: the landed worktree shares a file with no candidate, the
+    // two that overlap come after it.
+    assert_eq!(
+        plan["order"],
+        serde_json::json!(["landed", "a", "b"]),
+        "{plan}"
+    );
+}
