@@ -56,9 +56,6 @@ pub fn refuse_with_hint(message: impl Into<String>, hint: impl Into<String>) -> 
 /// text); where no refusal gives a hint, a common cause beneath (a full disk, a read-only file
 /// system, a permission) brings its own.
 pub fn render(err: &anyhow::Error) -> (String, Option<String>) {
-    if let Some(refusal) = err.downcast_ref::<Refusal>() {
-        return (refusal.message.clone(), refusal.hint.clone());
-    }
     let mut parts: Vec<String> = Vec::new();
     let mut io = None;
     for cause in err.chain() {
@@ -169,6 +166,21 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 pub(crate) mod tests {
     use super::*;
     use anyhow::Context as _;
+
+    #[test]
+    fn context_added_above_a_refusal_is_said_before_it_and_its_hint_kept() {
+        let err: anyhow::Result<()> = Err(refuse_with_hint("it moved", "run it again"));
+        let err = err
+            .context("cannot record the review of 'task'")
+            .unwrap_err();
+        assert_eq!(
+            render(&err),
+            (
+                "cannot record the review of 'task': it moved".to_owned(),
+                Some("run it again".to_owned())
+            )
+        );
+    }
 
     /// What gix 0.91 returns when a disk fills up while it removes a worktree: its message, with
     /// the I/O error beneath.

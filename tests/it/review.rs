@@ -340,8 +340,8 @@ fn a_verdict_recorded_while_another_is_written_is_never_overwritten_unseen() {
     let (line, hint) = error_lines(&err);
     assert_eq!(
         line,
-        "git berth: another review of 'task' was recorded while yours was (rejected by rev-2); \
-         yours was not kept"
+        "git berth: cannot record the review of 'task': another review of 'task' was recorded \
+         while yours was (rejected by rev-2); yours was not kept"
     );
     assert_eq!(
         hint.as_deref(),
