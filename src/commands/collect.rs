@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::git::graph::{self, CommitLine};
 use crate::git::{quick, status};
-use crate::inventory::{self, Entry};
+use crate::inventory::{self, Managed};
 use crate::landing::forecast::{self, Candidate, Forecast, Lines};
 use crate::registry::Store;
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
@@ -83,7 +83,7 @@ pub struct Overlap {
 
 pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()> {
     let registry = Store::new(ctx.state_dir()).load()?;
-    let entries = inventory::entries(ctx, &registry, false)?;
+    let entries = inventory::managed(ctx, &registry)?;
     let trunk = ctx.trunk();
     let trees = quick::Trees::default();
     let works = status::parallel_map(&entries, |entry| work(entry, &trunk, &trees));
@@ -112,10 +112,10 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
     }
 }
 
-fn work(entry: &Entry, trunk: &str, trees: &quick::Trees) -> Work {
-    let record = entry.record.as_ref().expect("managed");
+fn work(entry: &Managed, trunk: &str, trees: &quick::Trees) -> Work {
+    let record = &entry.record;
     let mut work = Work {
-        name: entry.name.clone(),
+        name: record.name.clone(),
         path: entry.path.clone(),
         branch: Some(record.branch.clone()),
         state: State::Missing,

@@ -152,7 +152,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     // Only to tell a kept landed worktree from an unreviewed one: no reason to fail the list.
     let landings = crate::landing::log::read(&ctx.common_dir).unwrap_or_default();
     for (row, entry) in rows.iter_mut().zip(&entries) {
-        if let Some(record) = &entry.record {
+        if let Some(record) = entry.record() {
             let hold = session::hold(record.claim.as_ref(), &me, ttl);
             if hold == Hold::Mine {
                 mine.insert(row.name.clone());
@@ -206,11 +206,11 @@ pub fn rows(current: Option<&Path>, entries: &[Entry], trunk: Option<&str>) -> V
 }
 
 fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick::Trees) -> Row {
-    let record = entry.record.as_ref();
+    let record = entry.record();
     let mut row = Row {
-        name: entry.name.clone(),
-        kind: entry.kind,
-        state: match (record.and_then(|r| r.creating.as_ref()), entry.present) {
+        name: entry.name().to_owned(),
+        kind: entry.kind(),
+        state: match (record.and_then(|r| r.creating.as_ref()), entry.present()) {
             (Some(_), _) => State::Creating,
             (None, true) => State::Ok,
             (None, false) => State::Missing,
@@ -218,7 +218,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         status: None,
         claimed_by: None,
         stale_reason: None,
-        path: entry.path.clone(),
+        path: entry.path().to_path_buf(),
         branch: record.map(|r| r.branch.clone()),
         head: None,
         base: record.map(crate::registry::Record::base_hex),
@@ -226,8 +226,8 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         ahead: None,
         behind: None,
         dirty: None,
-        locked: entry.locked.is_some(),
-        current: current == Some(entry.path.as_path()),
+        locked: entry.locked().is_some(),
+        current: current == Some(entry.path()),
         created: record.map(|r| r.created),
         setup: record.map(|r| Setup::from(r.setup)),
         review: None,
@@ -235,10 +235,10 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         last_commit: None,
         merged: None,
     };
-    if !entry.present || row.state == State::Creating {
+    if !entry.present() || row.state == State::Creating {
         return row;
     }
-    let Ok(repo) = crate::git::config::open(&entry.path) else {
+    let Ok(repo) = crate::git::config::open(entry.path()) else {
         row.state = State::Missing;
         return row;
     };
@@ -277,8 +277,10 @@ fn say_unmanaged(ctx: &Context, registry: &crate::registry::Registry) -> Result<
     let tool = crate::names::TOOL;
     let others: Vec<String> = inventory::entries(ctx, registry, true)?
         .into_iter()
-        .filter(|e| e.kind == inventory::Kind::Unmanaged)
-        .map(|e| e.name)
+        .filter_map(|e| match e {
+            Entry::Unmanaged { name, .. } => Some(name),
+            _ => None,
+        })
         .collect();
     if others.is_empty() {
         eprintln!("no worktrees yet; make one with {tool} add <name>");

@@ -274,10 +274,7 @@ pub struct Given {
 pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Given> {
     let registry = Store::new(ctx.state_dir()).load()?;
     let entry = worktree::find(ctx, &registry, name)?;
-    let record = entry
-        .record
-        .as_ref()
-        .expect("find returns managed worktrees");
+    let record = &entry.record;
     let head = head_of(&ctx.repo, record).ok_or_else(|| {
         refuse_with_hint(
             format!(
@@ -371,11 +368,7 @@ pub struct Overview {
 pub fn overview(ctx: &Context, name: Option<&str>) -> Result<Overview> {
     let registry = Store::new(ctx.state_dir()).load()?;
     let records: Vec<Record> = match name {
-        Some(name) => vec![
-            worktree::find(ctx, &registry, name)?
-                .record
-                .expect("find returns managed worktrees"),
-        ],
+        Some(name) => vec![worktree::find(ctx, &registry, name)?.record],
         None => registry.worktrees.clone(),
     };
     // Only to tell a landed head from an unreviewed one: a log that cannot be read spoils no row.

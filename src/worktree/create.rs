@@ -398,7 +398,7 @@ fn reuse(
     ttl: u64,
 ) -> Result<Added> {
     let entry = super::find(ctx, &locked.registry, &args.name)?;
-    let record = entry.record.clone().expect("a managed worktree");
+    let record = entry.record.clone();
     super::refuse_if_being_removed(&locked, &record)?;
     if args.no_reuse {
         return Err(refuse_with_hint(

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use crate::error::Refusal;
 use crate::git::{graph, status};
-use crate::inventory::Entry;
+use crate::inventory::Managed;
 use crate::names;
 use crate::repo::Context;
 use crate::session::{self, Hold};
@@ -207,9 +207,9 @@ impl Judge {
     }
 }
 
-pub fn facts(ctx: &Context, entry: &Entry, judge: &Judge, scope: Scope) -> Result<Facts> {
+pub fn facts(ctx: &Context, entry: &Managed, judge: &Judge, scope: Scope) -> Result<Facts> {
     let (me, ttl, trunk) = (&judge.me, judge.ttl, judge.trunk);
-    let record = entry.record.as_ref().expect("managed");
+    let record = &entry.record;
     // Only another session's live claim keeps a worktree: your own is yours to end, by
     // `remove` or by `clean` (you asked).
     let claimed_by = match session::hold(record.claim.as_ref(), me, ttl) {
@@ -302,8 +302,8 @@ pub fn broken_why(path: &std::path::Path) -> String {
     }
 }
 
-pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
-    let name = &entry.name;
+pub fn refusal(ctx: &Context, entry: &Managed, verdict: &Verdict, trunk: &str) -> Option<Refusal> {
+    let name = entry.name();
     let (message, hint) = match verdict {
         Verdict::Remove => return None,
         Verdict::Locked(reason) => (
@@ -356,13 +356,10 @@ pub fn refusal(ctx: &Context, entry: &Entry, verdict: &Verdict, trunk: &str) -> 
                 None => "run it from another directory".to_owned(),
             },
         ),
-        Verdict::Claimed(session) => (
+        Verdict::Claimed(_) => (
             format!(
                 "worktree '{name}' is claimed by {}",
-                match &entry.record {
-                    Some(record) => super::claim::holder(record, crate::clock::now()),
-                    None => format!("session {session}"),
-                }
+                super::claim::holder(&entry.record, crate::clock::now())
             ),
             format!(
                 "wait for it to be released, or remove it anyway with {} remove --force '{name}'",

@@ -81,7 +81,7 @@ pub fn being_removed(record: &Record, pid: u32) -> String {
 }
 
 /// The managed worktree `name` (by its name or its slug), as found on disk now.
-pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Entry> {
+pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory::Managed> {
     let record = registry
         .find(name)
         .ok_or_else(|| unknown_in(ctx, registry, name))?;
@@ -89,7 +89,7 @@ pub fn find(ctx: &Context, registry: &Registry, name: &str) -> Result<inventory:
         version: registry.version,
         worktrees: vec![record.clone()],
     };
-    inventory::entries(ctx, &one, false)?
+    inventory::managed(ctx, &one)?
         .pop()
         .ok_or_else(|| unknown(name))
 }

@@ -47,7 +47,7 @@ impl Plan {
 /// record is how the agent is told apart, and it is a live claim.
 fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
     let agents = Store::new(ctx.state_dir()).agents()?;
-    Ok(inventory::entries(ctx, registry, false)?
+    Ok(inventory::managed(ctx, registry)?
         .into_iter()
         .filter(|e| !e.present)
         .filter(|e| {
@@ -55,12 +55,12 @@ fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
             if let Some(agent) = &running {
                 crate::error::warn(format_args!(
                     "kept '{}': its folder is gone, but agent '{agent}' still runs there",
-                    e.name
+                    e.name()
                 ));
             }
             running.is_none()
         })
-        .map(|e| e.name)
+        .map(|e| e.record.name)
         .collect())
 }
 

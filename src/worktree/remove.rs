@@ -13,7 +13,7 @@ use anyhow::Result;
 use crate::error::Refusal;
 use crate::git::refs::Swap;
 use crate::git::{self, graph, status, worktrees};
-use crate::inventory::Entry;
+use crate::inventory::Managed;
 use crate::names;
 use crate::registry::{Locked, Record};
 use crate::repo::Context;
@@ -89,10 +89,10 @@ pub fn remove(
             continue;
         }
         let entry = super::find(ctx, &registry, name)?;
-        super::refuse_if_being_removed(&locked, entry.record.as_ref().expect("managed"))?;
+        super::refuse_if_being_removed(&locked, &entry.record)?;
         if !targets
             .iter()
-            .any(|(e, _): &(Entry, Facts)| e.name == entry.name)
+            .any(|(e, _): &(Managed, Facts)| e.name() == entry.name())
         {
             let scope = Scope::Remove { delete_branch };
             let facts = facts(ctx, &entry, &judge, scope)?;
@@ -121,14 +121,9 @@ pub fn remove(
         return Err(first.into());
     }
 
-    let ports = targets
-        .iter()
-        .any(|(e, _)| e.record.as_ref().is_some_and(|r| r.ports.is_some()));
+    let ports = targets.iter().any(|(e, _)| e.record.ports.is_some());
     check_state_writable(&locked, ports)?;
-    let records: Vec<Record> = targets
-        .iter()
-        .filter_map(|(e, _)| e.record.clone())
-        .collect();
+    let records: Vec<Record> = targets.iter().map(|(e, _)| e.record.clone()).collect();
     for record in &records {
         locked.mark_removing(record);
     }
@@ -142,17 +137,13 @@ pub fn remove(
                 return Err(err);
             }
         };
-        let branch = entry
-            .record
-            .as_ref()
-            .map(|r| r.branch.clone())
-            .unwrap_or_default();
+        let branch = entry.record.branch.clone();
         let (note, kept) = match carried {
             Carried::Removed(note) => (note, None),
             Carried::Kept(why) => (format!("branch {branch} kept"), Some(why)),
         };
         let done = Removed {
-            name: entry.name.clone(),
+            name: entry.record.name.clone(),
             path: entry.path.clone(),
             note,
             branch_deleted: graph::branch_tip(&ctx.repo, &branch).is_none(),
@@ -170,12 +161,12 @@ pub fn remove(
 pub fn mark_and_carry_out(
     ctx: &Context,
     mut locked: Locked,
-    entry: &Entry,
+    entry: &Managed,
     discard: bool,
     delete_branch: bool,
     seen: &Seen,
 ) -> Result<Carried> {
-    let record = entry.record.as_ref().expect("managed");
+    let record = &entry.record;
     super::refuse_if_being_removed(&locked, record)?;
     locked.mark_removing(record);
     locked.save()?;
@@ -238,15 +229,12 @@ pub enum Carried {
 /// judged tip), its record.
 pub fn carry_out(
     ctx: &Context,
-    entry: &Entry,
+    entry: &Managed,
     discard: bool,
     delete_branch: bool,
     seen: &Seen,
 ) -> Result<Carried> {
-    let record = entry
-        .record
-        .as_ref()
-        .expect("remove works on managed worktrees");
+    let record = &entry.record;
     // The teardown runs first, in the primary checkout; a failed one stops the removal unless
     // forced (`discard`).
     if let Some(primary) = &ctx.primary
@@ -313,8 +301,8 @@ pub fn carry_out(
 
 /// HEAD, dirty state and branch tip of the worktree now, read as they were judged. A checkout
 /// that was not there when judged, or is gone since, has nothing new to look at.
-fn look_again(ctx: &Context, entry: &Entry, seen: &Seen) -> Result<Again> {
-    let branch = &entry.record.as_ref().expect("managed").branch;
+fn look_again(ctx: &Context, entry: &Managed, seen: &Seen) -> Result<Again> {
+    let branch = &entry.record.branch;
     let tip = graph::branch_tip(&ctx.repo, branch);
     if !entry.present || !entry.path.join(".git").exists() {
         return Ok(Again {
@@ -333,7 +321,7 @@ fn look_again(ctx: &Context, entry: &Entry, seen: &Seen) -> Result<Again> {
 
 /// What a worktree holds now, as if judged this moment: for a removal that judges nothing (a
 /// scratch worktree of `ship`, which holds nothing of anyone's).
-pub fn seen_now(ctx: &Context, entry: &Entry) -> Result<Seen> {
+pub fn seen_now(ctx: &Context, entry: &Managed) -> Result<Seen> {
     let now = look_again(ctx, entry, &Seen::default())?;
     Ok(Seen {
         head: now.head,

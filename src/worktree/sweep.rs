@@ -84,7 +84,7 @@ impl Outcome {
 #[must_use = "carry the removals out once the registry's lock is given back"]
 pub struct Swept {
     outcomes: Vec<Outcome>,
-    going: Vec<(usize, inventory::Entry, judge::Seen)>,
+    going: Vec<(usize, inventory::Managed, judge::Seen)>,
 }
 
 impl Swept {
@@ -92,7 +92,7 @@ impl Swept {
     /// teardowns may take minutes); one that cannot be removed is kept with the reason.
     pub fn carry_out(mut self, ctx: &Context, delete_branch: bool) -> Vec<Outcome> {
         for (at, entry, seen) in &self.going {
-            let record = entry.record.as_ref().expect("managed");
+            let record = &entry.record;
             self.outcomes[*at] =
                 match super::remove::carry_out(ctx, entry, false, delete_branch, seen) {
                     Ok(super::remove::Carried::Removed(_)) => Outcome::removed(record, false),
@@ -112,8 +112,8 @@ pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool, scope: Scope) ->
     let registry = locked.registry.clone();
     let mut outcomes = Vec::new();
     let mut going = Vec::new();
-    for entry in inventory::entries(ctx, &registry, false)? {
-        let record = entry.record.clone().expect("managed");
+    for entry in inventory::managed(ctx, &registry)? {
+        let record = entry.record.clone();
         if let Some(pid) = locked.removed_by(&record) {
             outcomes.push(kept(&record, super::being_removed(&record, pid)));
             continue;
