@@ -169,6 +169,36 @@ fn me() -> (u32, Option<u64>) {
     (pid, crate::process::start_time(pid))
 }
 
+/// A terminal berth can open agents in. Saved in an agent's record by its lowercase name; a
+/// name this build does not know makes the registry corrupt (a later terminal comes with a new
+/// format version, so an older build refuses the file as newer rather than misdrive the pane).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// A tmux window (a split for layer 2): in the caller's session, else a detached one
+    Tmux,
+    /// A herdr tab (a split for layer 2), when berth runs inside herdr
+    Herdr,
+    /// No terminal: print the command to run, or run it here (`--here`)
+    None,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Tmux => "tmux",
+            Backend::Herdr => "herdr",
+            Backend::None => "none",
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// An agent berth launched for this repository (`layer1`, `layer2`, `spawn`, `--here`): where it
 /// works, how to find its pane again and how to launch it again. Whether it is alive is read
 /// from its process alone (pid and start time), never by asking the terminal.
@@ -185,7 +215,7 @@ pub struct Agent {
     pub worktree_name: Option<String>,
     pub branch: String,
     /// `tmux`, `herdr` or `none` (launched with `--here`).
-    pub backend: String,
+    pub backend: Backend,
     /// The pane's id in its terminal (`%3` in tmux); panes are found again by it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pane: Option<String>,
@@ -598,7 +628,7 @@ mod tests {
             worktree: PathBuf::from(format!("/wt/{name}")),
             worktree_name: Some(name.into()),
             branch: format!("berth/{name}"),
-            backend: "tmux".into(),
+            backend: Backend::Tmux,
             pane: Some("%3".into()),
             socket: Some(PathBuf::from("/tmp/tmux-1/default")),
             pid: Some(4121),
@@ -663,6 +693,51 @@ mod tests {
             .unwrap();
         assert_eq!(store.agents().unwrap(), vec![agent("a")]);
         assert_eq!(store.load().unwrap().worktrees.len(), 2);
+    }
+
+    #[test]
+    fn an_agents_backend_is_saved_as_its_lowercase_name_and_read_back_as_the_same_terminal() {
+        for (backend, name) in [
+            (Backend::Tmux, "tmux"),
+            (Backend::Herdr, "herdr"),
+            (Backend::None, "none"),
+        ] {
+            let file = File {
+                version: AGENTS_FORMAT_VERSION,
+                worktrees: Vec::new(),
+                removing: Vec::new(),
+                agents: vec![Agent {
+                    backend,
+                    ..agent("a")
+                }],
+            };
+            let text = toml::to_string(&file).unwrap();
+            assert!(text.contains(&format!("backend = \"{name}\"\n")), "{text}");
+            assert_eq!(parse_file(&text).unwrap().2[0].backend, backend);
+            assert_eq!(backend.to_string(), name);
+        }
+    }
+
+    #[test]
+    fn an_agent_with_a_backend_this_build_does_not_know_makes_the_registry_corrupt() {
+        let dir = scratch("backend");
+        fs::create_dir_all(&dir.0).unwrap();
+        let store = Store::new(dir.0.clone());
+        let mut locked = store.lock().unwrap();
+        locked.agents.push(agent("a"));
+        locked.save().unwrap();
+        drop(locked);
+        let text = fs::read_to_string(store.path())
+            .unwrap()
+            .replace("backend = \"tmux\"", "backend = \"zellij\"");
+        fs::write(store.path(), &text).unwrap();
+        let err = store.agents().unwrap_err();
+        let (line, hint) = crate::error::render(&err);
+        assert!(line.starts_with("corrupt registry "), "{line}");
+        assert!(line.contains("registry.toml: line "), "{line}");
+        assert!(line.contains("zellij"), "{line}");
+        assert!(hint.is_some());
+        assert_eq!(fs::read_to_string(store.path()).unwrap(), text);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::identity::{self, Identity};
 use super::norms;
 use super::runtime::{self, Norms, Runtime};
 use super::terminal::{self, Pane};
-use crate::error::{refuse, refuse_with_hint};
+use crate::error::refuse_with_hint;
 use crate::names;
 use crate::paths::real_or_same;
 use crate::registry::{Agent, Store};
@@ -93,7 +93,7 @@ pub struct Row {
     pub runtime: String,
     pub worktree: PathBuf,
     pub branch: String,
-    pub backend: String,
+    pub backend: Backend,
     pub pane: Option<String>,
     pub socket: Option<PathBuf>,
     pub pid: Option<u32>,
@@ -479,7 +479,7 @@ impl Plan {
             worktree: self.spot_path.clone(),
             worktree_name: self.spot_name.clone(),
             branch: self.branch.clone(),
-            backend: backend.name().to_owned(),
+            backend,
             pane: Some(at.id).filter(|p| !p.is_empty()),
             socket: at.socket,
             pid: at.pid,
@@ -720,16 +720,8 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     let pane = old
         .pane
         .clone()
-        .filter(|_| old.backend != "none")
-        .ok_or_else(|| {
-            refuse_with_hint(
-                format!(
-                    "agent '{}' runs in a terminal berth did not open (--here)",
-                    old.name
-                ),
-                "stop it there and start it again",
-            )
-        })?;
+        .filter(|_| old.backend != Backend::None)
+        .ok_or_else(|| opened_elsewhere(&old, "stop it there and start it again"))?;
     let spot = match group {
         Some(group) => place(
             ctx,
@@ -782,10 +774,10 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
     let mut plan = plan(ctx, &req, &slug, &old.session, &spot, old.base.clone())?;
     plan.parent = old.parent.clone();
     let socket = old.socket.as_deref();
-    let new_pane = match old.backend.as_str() {
+    let new_pane = match old.backend {
         // The pane must outlive its process for a moment, to be respawned in place. A pane that
         // is gone (closed by hand) cannot be: the agent gets a new window instead.
-        "tmux" if terminal::run_only(&backend::tmux_hold(socket, &pane)).is_ok() => {
+        Backend::Tmux if terminal::run_only(&backend::tmux_hold(socket, &pane)).is_ok() => {
             end_old(&old);
             // Respawned in place: the same pane id, with the new process.
             let mut pane = terminal::tmux_open(&backend::tmux_respawn(
@@ -794,7 +786,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             pane.socket = pane.socket.or_else(|| old.socket.clone());
             pane
         }
-        "tmux" => {
+        Backend::Tmux => {
             end_old(&old);
             let (pane, attach) = open_tmux(ctx, &req, &seen(), &spot, &plan)?;
             if let Some(attach) = attach {
@@ -802,21 +794,14 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             }
             pane
         }
-        "herdr" => {
+        Backend::Herdr => {
             end_old(&old);
             start_in_herdr(ctx, &slug, &pane, &spot.path, &plan.argv)?.0
         }
-        other => {
-            return Err(refuse(format!(
-                "agent '{}' has an unknown backend '{other}'",
-                old.name
-            )));
-        }
+        // Refused above, before anything was made: berth holds no pane of it.
+        Backend::None => return Err(opened_elsewhere(&old, "stop it there and start it again")),
     };
-    let agent = plan.agent(
-        Backend::parse(&old.backend).unwrap_or(Backend::None),
-        new_pane,
-    );
+    let agent = plan.agent(old.backend, new_pane);
     record(ctx, agent.clone())?;
     Ok(Launched {
         agent,
@@ -896,22 +881,26 @@ pub fn send(ctx: &Context, name: &str, text: &str) -> Result<()> {
 }
 
 fn deliver_text(agent: &Agent, text: &str) -> Result<()> {
-    let pane = agent.pane.as_deref().filter(|_| agent.backend != "none");
-    match (agent.backend.as_str(), pane) {
-        ("tmux", Some(pane)) => {
+    match (agent.backend, agent.pane.as_deref()) {
+        (Backend::Tmux, Some(pane)) => {
             // send-keys: the text, then Enter.
             terminal::run_only(&backend::tmux_send(agent.socket.as_deref(), pane, text))
         }
         // pane run: the text typed into the pane, then Enter.
-        ("herdr", Some(pane)) => terminal::run_only(&backend::herdr_run(pane, text)),
-        _ => Err(refuse_with_hint(
-            format!(
-                "agent '{}' runs in a terminal berth did not open (--here)",
-                agent.name
-            ),
-            "type it there",
-        )),
+        (Backend::Herdr, Some(pane)) => terminal::run_only(&backend::herdr_run(pane, text)),
+        (Backend::None, _) | (_, None) => Err(opened_elsewhere(agent, "type it there")),
     }
+}
+
+/// The refusal for an agent whose terminal berth did not open, so cannot reach.
+fn opened_elsewhere(agent: &Agent, hint: &str) -> anyhow::Error {
+    refuse_with_hint(
+        format!(
+            "agent '{}' runs in a terminal berth did not open (--here)",
+            agent.name
+        ),
+        hint,
+    )
 }
 
 /// Send `text` to every live agent that works in `worktree` (the ship step tells a worktree's
@@ -921,7 +910,8 @@ pub fn tell_worktree(ctx: &Context, worktree: &Path, text: &str) -> Result<Vec<S
     let path = real_or_same(worktree);
     let mut told = Vec::new();
     for agent in all(ctx)? {
-        if agent.alive() && agent.backend != "none" && real_or_same(&agent.worktree) == path {
+        if agent.alive() && agent.backend != Backend::None && real_or_same(&agent.worktree) == path
+        {
             deliver_text(&agent, text)?;
             told.push(agent.name);
         }

@@ -16,32 +16,8 @@ pub const TMUX_PANE: &str = "TMUX_PANE";
 pub const HERDR_ENV: &str = "HERDR_ENV";
 pub const HERDR_PANE_ID: &str = "HERDR_PANE_ID";
 
-/// A terminal berth can open agents in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Backend {
-    /// A tmux window (a split for layer 2): in the caller's session, else a detached one
-    Tmux,
-    /// A herdr tab (a split for layer 2), when berth runs inside herdr
-    Herdr,
-    /// No terminal: print the command to run, or run it here (`--here`)
-    None,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Tmux => "tmux",
-            Backend::Herdr => "herdr",
-            Backend::None => "none",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Backend> {
-        [Backend::Tmux, Backend::Herdr, Backend::None]
-            .into_iter()
-            .find(|b| b.name() == text)
-    }
-}
+/// The terminal kinds live with the agent record that names them (the state layer).
+pub use crate::registry::Backend;
 
 /// What the environment says about the terminals.
 #[derive(Debug, Clone, Default)]
