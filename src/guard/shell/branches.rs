@@ -159,190 +159,14 @@ const GIT_MOVES_CURRENT: &[&str] = &[
 /// `editor`: the command sets git's editor to a program of its own.
 pub(super) fn branch_writes(verb: &str, args: &[Arg], piped: bool, editor: bool) -> BranchWrites {
     let mut out = BranchWrites::default();
-    let words = |takes_value: &[&str]| GitWords::read(args, takes_value);
-    let named = |ws: &[GitWord]| -> Vec<Ref> { ws.iter().map(|w| w.branch()).collect() };
     match verb {
-        "push" | "send-pack" => {
-            let w = words(&["-o", "--push-option", "--repo", "--receive-pack", "--exec"]);
-            if w.has(&["--all", "--mirror", "--branches"]) {
-                out.refs.push(Ref::All);
-            }
-            let specs = w.operands.get(1..).unwrap_or_default();
-            if specs.is_empty() {
-                // What `push.default` pushes: the branch checked out, to its upstream.
-                out.refs.push(Ref::Current);
-            }
-            let deletes = w.has(&["-d", "--delete"]);
-            for spec in specs {
-                // `src:dst` writes dst; `src` alone writes the branch of that name.
-                let dst = match *spec {
-                    GitWord::Known(t) if !deletes => {
-                        let t = t.trim_start_matches('+');
-                        match t.split_once(':') {
-                            Some((_, dst)) if !dst.is_empty() => GitWord::Known(dst),
-                            Some((src, _)) => GitWord::Known(src),
-                            None => GitWord::Known(t),
-                        }
-                    }
-                    other => other,
-                };
-                // `^ref` excludes; it writes nothing.
-                if dst.text().is_none_or(|t| !t.starts_with('^')) {
-                    out.refs.push(dst.branch());
-                }
-            }
-        }
-        "fetch" | "pull" => {
-            let w = words(&[
-                "-o",
-                "--server-option",
-                "--depth",
-                "--deepen",
-                "--shallow-since",
-                "--shallow-exclude",
-                "-j",
-                "--jobs",
-                "--upload-pack",
-                "--negotiation-tip",
-                "--refmap",
-                "--filter",
-                "--recurse-submodules-default",
-                "--submodule-prefix",
-                "-s",
-                "--strategy",
-                "-X",
-                "--strategy-option",
-            ]);
-            // With `--all` or `--multiple` every operand is a remote.
-            if !w.has(&["--all", "--multiple"]) {
-                for spec in w.operands.get(1..).unwrap_or_default() {
-                    match *spec {
-                        GitWord::Known(t) => {
-                            if let Some((_, dst)) = t.split_once(':')
-                                && !dst.is_empty()
-                            {
-                                out.refs.push(GitWord::Known(dst).branch());
-                            }
-                        }
-                        other => out.refs.push(other.branch()),
-                    }
-                }
-            }
-            if verb == "pull" {
-                out.refs.push(Ref::Current);
-            }
-        }
-        "update-ref" => {
-            let w = words(&["-m"]);
-            if w.has(&["--stdin"]) {
-                out.refs.push(Ref::All);
-            } else if let Some(r) = w.operands.first() {
-                match (r.branch(), w.has(&["--no-deref"])) {
-                    (Ref::Current, true) => {}
-                    (b, _) => out.refs.push(b),
-                }
-            }
-        }
-        "branch" => {
-            let w = words(&[
-                "-u",
-                "--set-upstream-to",
-                "--contains",
-                "--no-contains",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-                "--format",
-                "--sort",
-            ]);
-            let ops = &w.operands;
-            if w.has(&["-d", "-D", "--delete"]) {
-                out.refs.extend(named(ops));
-            } else if w.has(&["-m", "-M", "--move"]) {
-                // One name renames the branch checked out to it.
-                if ops.len() == 1 {
-                    out.refs.push(Ref::Current);
-                }
-                out.refs.extend(named(ops));
-            } else if w.has(&["-c", "-C", "--copy"]) {
-                out.refs.extend(ops.last().map(|w| w.branch()));
-            } else if w.has(&["-f", "--force"]) {
-                out.refs.extend(ops.first().map(|w| w.branch()));
-            }
-            let writes = [
-                "-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
-            ];
-            if piped && w.has(&[&writes[..], &["-f", "--force"]].concat()) {
-                out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
-            }
-        }
-        "checkout" | "switch" => {
-            let w = words(&["-b", "-B", "-c", "-C", "--orphan", "--conflict"]);
-            if let Some(v) = w.value(&["-B", "-C"]) {
-                out.refs
-                    .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
-            } else if w.has(&["--ignore-other-worktrees"]) {
-                out.refs.extend(w.operands.first().map(|w| w.branch()));
-            }
-            out.checks_out = match w.value(&["-b", "-B", "-c", "-C", "--orphan"]) {
-                Some(v) => v.and_then(GitWord::text).map(str::to_string),
-                None if !w.dashdash && w.operands.len() == 1 && !w.has(&["-d", "--detach"]) => {
-                    w.operands[0].text().map(str::to_string)
-                }
-                None => None,
-            };
-        }
-        "worktree" => {
-            let w = words(&["-b", "-B", "--reason"]);
-            if w.operands.first() == Some(&GitWord::Known("add")) {
-                let commit = w.operands.get(2).copied();
-                if let Some(v) = w.value(&["-B"]) {
-                    out.refs
-                        .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
-                } else if let Some(v) = w.value(&["-b"]) {
-                    out.checks_out = v.and_then(GitWord::text).map(str::to_string);
-                } else if let Some(c) = commit
-                    && !w.has(&["-d", "--detach"])
-                {
-                    if w.has(&["-f", "--force"]) {
-                        out.refs.push(c.branch());
-                    }
-                    out.checks_out = c.text().map(str::to_string);
-                }
-            }
-        }
-        "rebase" => {
-            let w = words(&[
-                "--onto",
-                "-s",
-                "--strategy",
-                "-X",
-                "--strategy-option",
-                "-x",
-                "--exec",
-            ]);
-            // `--update-refs` moves whatever branches point into what it rebases.
-            if w.has(&["--update-refs"]) {
-                out.refs.push(Ref::All);
-            }
-            let branch = if w.has(&["--root"]) {
-                w.operands.first()
-            } else {
-                w.operands.get(1)
-            };
-            out.refs.push(branch.map_or(Ref::Current, |b| b.branch()));
-            // Each `--exec` is shell text run after each commit; an editor the command sets
-            // writes the todo list, whose `exec` lines run anything.
-            for (opt, v) in &w.values {
-                if matches!(opt.as_str(), "-x" | "--exec") {
-                    out.runs.push(v.and_then(GitWord::text).map(str::to_string));
-                }
-            }
-            if editor && w.has(&["-i", "--interactive"]) {
-                out.refs
-                    .push(Ref::Unknown("the todo list an editor writes".into()));
-            }
-        }
+        "push" | "send-pack" => push(args, &mut out),
+        "fetch" | "pull" => fetch(verb, args, &mut out),
+        "update-ref" => update_ref(args, &mut out),
+        "branch" => branch(args, piped, &mut out),
+        "checkout" | "switch" => checkout(args, &mut out),
+        "worktree" => worktree(args, &mut out),
+        "rebase" => rebase(args, editor, &mut out),
         "bisect" if args.first().is_some_and(|a| a.is("run")) => {
             let words: Option<Vec<&str>> = args[1..].iter().map(|a| a.text.as_deref()).collect();
             out.runs.push(words.map(|w| w.join(" ")));
@@ -352,21 +176,7 @@ pub(super) fn branch_writes(verb: &str, args: &[Arg], piped: bool, editor: bool)
             out.refs
                 .push(Ref::Unknown("what `submodule foreach` runs".into()));
         }
-        "symbolic-ref" => {
-            let w = words(&["-m"]);
-            if !w.has(&["-d", "--delete"])
-                && let [name, target] = w.operands[..]
-            {
-                match name {
-                    GitWord::Known("HEAD") => {
-                        out.checks_out = target
-                            .text()
-                            .map(|t| t.strip_prefix("refs/heads/").unwrap_or(t).to_string());
-                    }
-                    other => out.refs.push(other.branch()),
-                }
-            }
-        }
+        "symbolic-ref" => symbolic_ref(args, &mut out),
         // They rewrite any branch their text or stream names.
         "filter-branch" | "filter-repo" | "fast-import" => out.refs.push(Ref::All),
         v if GIT_MOVES_CURRENT.contains(&v) => out.refs.push(Ref::Current),
@@ -376,6 +186,239 @@ pub(super) fn branch_writes(verb: &str, args: &[Arg], piped: bool, editor: bool)
         out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
     }
     out
+}
+
+/// `git push`: the destination of each refspec, every branch with `--all`, and the branch
+/// checked out when no refspec is given.
+fn push(args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(
+        args,
+        &["-o", "--push-option", "--repo", "--receive-pack", "--exec"],
+    );
+    if w.has(&["--all", "--mirror", "--branches"]) {
+        out.refs.push(Ref::All);
+    }
+    let specs = w.operands.get(1..).unwrap_or_default();
+    if specs.is_empty() {
+        // What `push.default` pushes: the branch checked out, to its upstream.
+        out.refs.push(Ref::Current);
+    }
+    let deletes = w.has(&["-d", "--delete"]);
+    for spec in specs {
+        // `src:dst` writes dst; `src` alone writes the branch of that name.
+        let dst = match *spec {
+            GitWord::Known(t) if !deletes => {
+                let t = t.trim_start_matches('+');
+                match t.split_once(':') {
+                    Some((_, dst)) if !dst.is_empty() => GitWord::Known(dst),
+                    Some((src, _)) => GitWord::Known(src),
+                    None => GitWord::Known(t),
+                }
+            }
+            other => other,
+        };
+        // `^ref` excludes; it writes nothing.
+        if dst.text().is_none_or(|t| !t.starts_with('^')) {
+            out.refs.push(dst.branch());
+        }
+    }
+}
+
+/// `git fetch`, `git pull`: the destination of each `src:dst` refspec; a pull also merges into
+/// the branch checked out.
+fn fetch(verb: &str, args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(
+        args,
+        &[
+            "-o",
+            "--server-option",
+            "--depth",
+            "--deepen",
+            "--shallow-since",
+            "--shallow-exclude",
+            "-j",
+            "--jobs",
+            "--upload-pack",
+            "--negotiation-tip",
+            "--refmap",
+            "--filter",
+            "--recurse-submodules-default",
+            "--submodule-prefix",
+            "-s",
+            "--strategy",
+            "-X",
+            "--strategy-option",
+        ],
+    );
+    // With `--all` or `--multiple` every operand is a remote.
+    if !w.has(&["--all", "--multiple"]) {
+        for spec in w.operands.get(1..).unwrap_or_default() {
+            match *spec {
+                GitWord::Known(t) => {
+                    if let Some((_, dst)) = t.split_once(':')
+                        && !dst.is_empty()
+                    {
+                        out.refs.push(GitWord::Known(dst).branch());
+                    }
+                }
+                other => out.refs.push(other.branch()),
+            }
+        }
+    }
+    if verb == "pull" {
+        out.refs.push(Ref::Current);
+    }
+}
+
+/// `git update-ref`: the ref it names (`HEAD` is the branch checked out, unless
+/// `--no-deref`), or every branch with `--stdin`.
+fn update_ref(args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(args, &["-m"]);
+    if w.has(&["--stdin"]) {
+        out.refs.push(Ref::All);
+    } else if let Some(r) = w.operands.first() {
+        match (r.branch(), w.has(&["--no-deref"])) {
+            (Ref::Current, true) => {}
+            (b, _) => out.refs.push(b),
+        }
+    }
+}
+
+/// `git branch`: what it deletes, renames, copies to or force-resets; listing and creating
+/// write no branch that exists.
+fn branch(args: &[Arg], piped: bool, out: &mut BranchWrites) {
+    let w = GitWords::read(
+        args,
+        &[
+            "-u",
+            "--set-upstream-to",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--format",
+            "--sort",
+        ],
+    );
+    let ops = &w.operands;
+    let named = |ws: &[GitWord]| -> Vec<Ref> { ws.iter().map(|w| w.branch()).collect() };
+    if w.has(&["-d", "-D", "--delete"]) {
+        out.refs.extend(named(ops));
+    } else if w.has(&["-m", "-M", "--move"]) {
+        // One name renames the branch checked out to it.
+        if ops.len() == 1 {
+            out.refs.push(Ref::Current);
+        }
+        out.refs.extend(named(ops));
+    } else if w.has(&["-c", "-C", "--copy"]) {
+        out.refs.extend(ops.last().map(|w| w.branch()));
+    } else if w.has(&["-f", "--force"]) {
+        out.refs.extend(ops.first().map(|w| w.branch()));
+    }
+    let writes = [
+        "-d", "-D", "--delete", "-m", "-M", "--move", "-c", "-C", "--copy",
+    ];
+    if piped && w.has(&[&writes[..], &["-f", "--force"]].concat()) {
+        out.refs.push(Ref::Unknown("what `xargs` hands on".into()));
+    }
+}
+
+/// `git checkout`, `git switch`: the branch `-B`/`-C` resets (or `--ignore-other-worktrees`
+/// takes), and the branch it checks out.
+fn checkout(args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(args, &["-b", "-B", "-c", "-C", "--orphan", "--conflict"]);
+    if let Some(v) = w.value(&["-B", "-C"]) {
+        out.refs
+            .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
+    } else if w.has(&["--ignore-other-worktrees"]) {
+        out.refs.extend(w.operands.first().map(|w| w.branch()));
+    }
+    out.checks_out = match w.value(&["-b", "-B", "-c", "-C", "--orphan"]) {
+        Some(v) => v.and_then(GitWord::text).map(str::to_string),
+        None if !w.dashdash && w.operands.len() == 1 && !w.has(&["-d", "--detach"]) => {
+            w.operands[0].text().map(str::to_string)
+        }
+        None => None,
+    };
+}
+
+/// `git worktree add`: the branch `-B` (or `--force` with a branch) resets, and the one the new
+/// worktree checks out.
+fn worktree(args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(args, &["-b", "-B", "--reason"]);
+    if w.operands.first() != Some(&GitWord::Known("add")) {
+        return;
+    }
+    let commit = w.operands.get(2).copied();
+    if let Some(v) = w.value(&["-B"]) {
+        out.refs
+            .push(v.map_or(Ref::Unknown("-B".into()), GitWord::branch));
+    } else if let Some(v) = w.value(&["-b"]) {
+        out.checks_out = v.and_then(GitWord::text).map(str::to_string);
+    } else if let Some(c) = commit
+        && !w.has(&["-d", "--detach"])
+    {
+        if w.has(&["-f", "--force"]) {
+            out.refs.push(c.branch());
+        }
+        out.checks_out = c.text().map(str::to_string);
+    }
+}
+
+/// `git rebase`: the branch it rebases (the one checked out unless named), every branch with
+/// `--update-refs`, and the shell text `--exec` (or a todo list an editor writes) runs.
+fn rebase(args: &[Arg], editor: bool, out: &mut BranchWrites) {
+    let w = GitWords::read(
+        args,
+        &[
+            "--onto",
+            "-s",
+            "--strategy",
+            "-X",
+            "--strategy-option",
+            "-x",
+            "--exec",
+        ],
+    );
+    // `--update-refs` moves whatever branches point into what it rebases.
+    if w.has(&["--update-refs"]) {
+        out.refs.push(Ref::All);
+    }
+    let branch = if w.has(&["--root"]) {
+        w.operands.first()
+    } else {
+        w.operands.get(1)
+    };
+    out.refs.push(branch.map_or(Ref::Current, |b| b.branch()));
+    // Each `--exec` is shell text run after each commit; an editor the command sets
+    // writes the todo list, whose `exec` lines run anything.
+    for (opt, v) in &w.values {
+        if matches!(opt.as_str(), "-x" | "--exec") {
+            out.runs.push(v.and_then(GitWord::text).map(str::to_string));
+        }
+    }
+    if editor && w.has(&["-i", "--interactive"]) {
+        out.refs
+            .push(Ref::Unknown("the todo list an editor writes".into()));
+    }
+}
+
+/// `git symbolic-ref NAME TARGET`: `HEAD` checks the target out; any other name is written.
+fn symbolic_ref(args: &[Arg], out: &mut BranchWrites) {
+    let w = GitWords::read(args, &["-m"]);
+    if !w.has(&["-d", "--delete"])
+        && let [name, target] = w.operands[..]
+    {
+        match name {
+            GitWord::Known("HEAD") => {
+                out.checks_out = target
+                    .text()
+                    .map(|t| t.strip_prefix("refs/heads/").unwrap_or(t).to_string());
+            }
+            other => out.refs.push(other.branch()),
+        }
+    }
 }
 
 #[cfg(test)]
