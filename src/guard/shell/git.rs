@@ -124,24 +124,7 @@ impl Walk<'_> {
                 "-c" | "--config-env" | "--exec-path" => {
                     configured = true;
                     if let Some(v) = value() {
-                        if let Some((key, val)) = v.split_once('=')
-                            && matches!(
-                                key.to_ascii_lowercase().as_str(),
-                                "core.editor" | "sequence.editor"
-                            )
-                        {
-                            self.editor |= !is_no_op_editor(val);
-                        }
-                        if let Some((key, val)) = v.split_once('=')
-                            && key.to_ascii_lowercase().starts_with("alias.")
-                        {
-                            // `!text` is shell text; any other alias is more words for git.
-                            match val.strip_prefix('!') {
-                                Some(text) => self.nested_text(text),
-                                None => self.nested_text(&format!("git {val}")),
-                            }
-                        }
-                        self.named(&v, by);
+                        self.git_config_option(&v, by);
                     }
                 }
                 _ => {}
@@ -176,6 +159,34 @@ impl Walk<'_> {
         for r in redirects.iter().filter(|r| r.stdin_text()) {
             self.named_text(r, by);
         }
+        self.git_operands(args, &work, by);
+    }
+
+    /// The value of `-c`, `--config-env` or `--exec-path`: an editor or an alias it sets, and
+    /// the paths it names.
+    fn git_config_option(&mut self, v: &str, by: &str) {
+        if let Some((key, val)) = v.split_once('=')
+            && matches!(
+                key.to_ascii_lowercase().as_str(),
+                "core.editor" | "sequence.editor"
+            )
+        {
+            self.editor |= !is_no_op_editor(val);
+        }
+        if let Some((key, val)) = v.split_once('=')
+            && key.to_ascii_lowercase().starts_with("alias.")
+        {
+            // `!text` is shell text; any other alias is more words for git.
+            match val.strip_prefix('!') {
+                Some(text) => self.nested_text(text),
+                None => self.nested_text(&format!("git {val}")),
+            }
+        }
+        self.named(v, by);
+    }
+
+    /// The words after a verb that writes: each may name a path, taken from where git works.
+    fn git_operands(&mut self, args: &[Arg], work: &[Dir], by: &str) {
         // A message is text, not a path.
         let mut skip_next = false;
         for a in args {
@@ -191,7 +202,7 @@ impl Walk<'_> {
             if t.starts_with("--message=") || (t.starts_with("-m") && !t.starts_with("--")) {
                 continue;
             }
-            let saved = std::mem::replace(&mut self.dirs, work.clone());
+            let saved = std::mem::replace(&mut self.dirs, work.to_vec());
             self.named(t, by);
             self.dirs = saved;
         }
