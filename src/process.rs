@@ -12,7 +12,7 @@ pub struct Stat {
     pub state: char,
     pub ppid: u32,
     /// The process group.
-    pub pgrp: libc::pid_t,
+    pub pgrp: i32,
     /// Start time in clock ticks since boot (field 22), so a reused pid is told apart.
     pub start: u64,
 }
@@ -72,18 +72,28 @@ pub fn is_alive(now: &Stat, start: Option<u64>) -> bool {
 
 /// Whether any live process of the group is left. A zombie does not count: it holds nothing, and
 /// its reaper (PID 1 in a container) may take seconds to collect it, or never do.
-pub fn group_alive(group: libc::pid_t) -> bool {
-    // SAFETY: signal 0 only checks that the group exists and may be signalled.
-    let rc = unsafe { libc::kill(-group, 0) };
-    if rc != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EPERM) {
+pub fn group_alive(group: i32) -> bool {
+    let Some(id) = positive(group) else {
         return false;
+    };
+    // Signal 0 only checks that the group exists; EPERM means it exists under another user.
+    match rustix::process::test_kill_process_group(id) {
+        Ok(()) | Err(rustix::io::Errno::PERM) => live_member(group).unwrap_or(true),
+        Err(_) => false,
     }
-    live_member(group).unwrap_or(true)
+}
+
+/// A process or group id as the kernel's calls take it: `None` for zero or a negative number,
+/// which `kill(2)` would read as "my group" or "that group" instead.
+pub fn positive(raw: i32) -> Option<rustix::process::Pid> {
+    (raw > 0)
+        .then(|| rustix::process::Pid::from_raw(raw))
+        .flatten()
 }
 
 /// Whether `/proc` shows a member of `group` that is not a zombie; `None` without `/proc`.
 #[cfg(target_os = "linux")]
-fn live_member(group: libc::pid_t) -> Option<bool> {
+fn live_member(group: i32) -> Option<bool> {
     let live = fs::read_dir("/proc").ok()?.flatten().any(|entry| {
         let Some(pid) = entry
             .file_name()
@@ -98,7 +108,7 @@ fn live_member(group: libc::pid_t) -> Option<bool> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn live_member(_group: libc::pid_t) -> Option<bool> {
+fn live_member(_group: i32) -> Option<bool> {
     None
 }
 

@@ -173,11 +173,8 @@ impl Terminal {
 
 /// The terminal's columns as the kernel reports them for stdout.
 fn stdout_width() -> Option<usize> {
-    // SAFETY: `winsize` is plain data, and TIOCGWINSZ writes one into the pointer given.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: fd 1 is this process's stdout; the ioctl only writes `size`.
-    let rc = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) };
-    (rc == 0 && size.ws_col > 0).then_some(usize::from(size.ws_col))
+    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    (size.ws_col > 0).then_some(usize::from(size.ws_col))
 }
 
 /// The few colours berth uses, as git uses them: green for good, yellow for attention, red for

@@ -261,7 +261,7 @@ fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
 /// filesystem shares them (btrfs, XFS, bcachefs), else its bytes. A half-written copy is removed.
 #[cfg(target_os = "linux")]
 fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd as _;
+    use rustix::io::Errno;
     use std::os::unix::fs::OpenOptionsExt as _;
 
     let mut source = fs::File::open(from)?;
@@ -271,19 +271,13 @@ fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
         .create_new(true)
         .mode(0o600)
         .open(to)?;
-    // SAFETY: both descriptors are open files owned by this function for the whole call.
-    let cloned = unsafe { libc::ioctl(target.as_raw_fd(), libc::FICLONE, source.as_raw_fd()) };
-    let copied = if cloned == 0 {
-        Ok(())
-    } else {
-        let err = std::io::Error::last_os_error();
-        match err.raw_os_error() {
-            // No sharing here: not supported, another filesystem, or not alike enough to share.
-            Some(libc::EOPNOTSUPP | libc::EXDEV | libc::EINVAL | libc::ENOTTY) => {
-                std::io::copy(&mut source, &mut target).map(|_| ())
-            }
-            _ => Err(err),
+    let copied = match rustix::fs::ioctl_ficlone(&target, &source) {
+        Ok(()) => Ok(()),
+        // No sharing here: not supported, another filesystem, or not alike enough to share.
+        Err(Errno::OPNOTSUPP | Errno::XDEV | Errno::INVAL | Errno::NOTTY) => {
+            std::io::copy(&mut source, &mut target).map(|_| ())
         }
+        Err(e) => Err(e.into()),
     };
     match copied.and_then(|()| target.set_permissions(permissions)) {
         Ok(()) => Ok(()),
@@ -556,11 +550,15 @@ mod tests {
         fs::create_dir_all(modules.join(".bin")).unwrap();
         std::os::unix::fs::symlink("../pkg/bin/tool", modules.join(".bin/tool")).unwrap();
         std::os::unix::fs::symlink(&outside, modules.join("escape")).unwrap();
-        let fifo =
-            std::ffi::CString::new(modules.join("fifo").into_os_string().into_encoded_bytes())
-                .unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let fifo_mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            modules.join("fifo"),
+            rustix::fs::FileType::Fifo,
+            fifo_mode,
+            0,
+        )
+        .unwrap();
 
         let item = Item {
             rel: "node_modules".into(),

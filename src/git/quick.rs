@@ -13,14 +13,15 @@
 //! search lists only the folders the index names.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
-use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd, RawFd};
+use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
 use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
 use gix::bstr::{BStr, ByteSlice as _};
 use gix::index::entry::{Flags, Mode, Stat, stat};
+use rustix::fs;
+use rustix::io::Errno;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -64,7 +65,7 @@ pub fn verdict(repo: &gix::Repository, trees: &Trees) -> Result<Verdict> {
         filters: None,
         stack: vec![Dir {
             prefix: b"",
-            fd: root,
+            fd: Arc::new(root),
             children: Vec::new(),
         }],
     };
@@ -149,7 +150,8 @@ fn index_matches_head(
 /// root), an open descriptor, and the names the index has in it.
 struct Dir<'a> {
     prefix: &'a [u8],
-    fd: OwnedFd,
+    /// Shared so that comparing a file in it can borrow the walk mutably.
+    fd: Arc<OwnedFd>,
     children: Vec<&'a [u8]>,
 }
 
@@ -201,12 +203,7 @@ impl<'a> Walk<'a> {
                     Ok(fd) => fd,
                     // The folder is gone or is now a file or a link: git shows what the index
                     // has inside it as deleted.
-                    Err(e)
-                        if matches!(
-                            e.raw_os_error(),
-                            Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
-                        ) =>
-                    {
+                    Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => {
                         return Ok(Verdict::Dirty);
                     }
                     Err(_) => return Ok(Verdict::Unsure),
@@ -215,19 +212,19 @@ impl<'a> Walk<'a> {
                 self.top_mut().children.push(name);
                 self.stack.push(Dir {
                     prefix,
-                    fd,
+                    fd: Arc::new(fd),
                     children: Vec::new(),
                 });
             }
             let top = self.top();
             let name = &path[top.prefix.len()..];
             let found = stat_at(&top.fd, name);
-            let dir = top.fd.as_raw_fd();
+            let dir = Arc::clone(&top.fd);
             self.top_mut().children.push(name);
             let verdict = match found {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Verdict::Dirty,
+                Err(Errno::NOENT) => Verdict::Dirty,
                 Err(_) => Verdict::Unsure,
-                Ok(st) => self.compare(entry, &st, dir, name)?,
+                Ok(st) => self.compare(entry, &st, dir.as_fd(), name)?,
             };
             if verdict != Verdict::Clean {
                 return Ok(verdict);
@@ -255,19 +252,19 @@ impl<'a> Walk<'a> {
     fn compare(
         &mut self,
         entry: &gix::index::Entry,
-        st: &libc::stat,
-        dir: RawFd,
+        st: &fs::Stat,
+        dir: BorrowedFd<'_>,
         name: &[u8],
     ) -> Result<Verdict> {
-        let kind = st.st_mode & libc::S_IFMT;
-        let is_file = kind == libc::S_IFREG;
-        let is_executable = is_file && st.st_mode & libc::S_IXUSR != 0;
+        let kind = fs::FileType::from_raw_mode(st.st_mode);
+        let is_file = kind == fs::FileType::RegularFile;
+        let is_executable = is_file && fs::Mode::from_raw_mode(st.st_mode).contains(fs::Mode::XUSR);
         if entry
             .mode
             .change_to_match_fs_with_values(
                 is_file,
-                kind == libc::S_IFDIR,
-                kind == libc::S_IFLNK,
+                kind == fs::FileType::Directory,
+                kind == fs::FileType::Symlink,
                 is_executable,
                 self.symlinks,
                 self.executable_bit,
@@ -307,7 +304,7 @@ impl<'a> Walk<'a> {
             Ok(Verdict::Clean)
         } else if is_file {
             self.compare_content(entry, dir, name)
-        } else if kind == libc::S_IFLNK && self.symlinks {
+        } else if kind == fs::FileType::Symlink && self.symlinks {
             let Some(target) = read_link_at(dir, name) else {
                 return Ok(Verdict::Unsure);
             };
@@ -322,7 +319,7 @@ impl<'a> Walk<'a> {
     fn compare_content(
         &mut self,
         entry: &gix::index::Entry,
-        dir: RawFd,
+        dir: BorrowedFd<'_>,
         name: &[u8],
     ) -> Result<Verdict> {
         use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
@@ -397,9 +394,9 @@ impl<'a> Walk<'a> {
                 return Ok(Verdict::Unsure);
             }
             let mode = match kind {
-                libc::DT_DIR => Mode::DIR,
-                libc::DT_LNK => Mode::SYMLINK,
-                libc::DT_REG => Mode::FILE,
+                fs::FileType::Directory => Mode::DIR,
+                fs::FileType::Symlink => Mode::SYMLINK,
+                fs::FileType::RegularFile => Mode::FILE,
                 _ => return Ok(Verdict::Unsure),
             };
             let mut rela = dir.prefix.to_vec();
@@ -439,87 +436,45 @@ impl<'a> Walk<'a> {
 
 /// Open a directory for reading, relative to `parent` (or `name` as a whole path), never through
 /// a symbolic link.
-fn open_dir(parent: Option<&OwnedFd>, name: &[u8]) -> std::io::Result<OwnedFd> {
-    let at = parent.map_or(libc::AT_FDCWD, |fd| fd.as_raw_fd());
-    open_at(at, name, libc::O_DIRECTORY)
+fn open_dir(parent: Option<&OwnedFd>, name: &[u8]) -> rustix::io::Result<OwnedFd> {
+    let at = parent.map_or(fs::CWD, |fd| fd.as_fd());
+    open_at(at, name, fs::OFlags::DIRECTORY)
 }
 
 /// Open the file `name` inside the directory `dir` for reading, never through a symbolic link.
-fn open_file(dir: RawFd, name: &[u8]) -> Option<std::fs::File> {
-    open_at(dir, name, 0).ok().map(std::fs::File::from)
+fn open_file(dir: BorrowedFd<'_>, name: &[u8]) -> Option<std::fs::File> {
+    open_at(dir, name, fs::OFlags::empty())
+        .ok()
+        .map(std::fs::File::from)
 }
 
 /// `openat(2)` read-only, close-on-exec, not following a final symbolic link, plus `flags`.
-fn open_at(at: RawFd, name: &[u8], flags: libc::c_int) -> std::io::Result<OwnedFd> {
-    let name = std::ffi::CString::new(name).map_err(std::io::Error::other)?;
-    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags;
-    // SAFETY: `name` is a valid C string and `at` an open descriptor or AT_FDCWD.
-    let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: a non-negative result is a descriptor we now own.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+fn open_at(at: BorrowedFd<'_>, name: &[u8], flags: fs::OFlags) -> rustix::io::Result<OwnedFd> {
+    let flags = fs::OFlags::RDONLY | fs::OFlags::NOFOLLOW | fs::OFlags::CLOEXEC | flags;
+    fs::openat(at, name, flags, fs::Mode::empty())
 }
 
 /// The target of the symbolic link `name` inside the directory `dir`.
-fn read_link_at(dir: RawFd, name: &[u8]) -> Option<Vec<u8>> {
-    let name = std::ffi::CString::new(name).ok()?;
-    let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
-    // SAFETY: valid descriptor, C string, and a buffer of the length passed.
-    let n = unsafe { libc::readlinkat(dir, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-    let n = usize::try_from(n).ok().filter(|&n| n < buf.len())?;
-    buf.truncate(n);
-    Some(buf)
+fn read_link_at(dir: BorrowedFd<'_>, name: &[u8]) -> Option<Vec<u8>> {
+    fs::readlinkat(dir, name, Vec::new())
+        .ok()
+        .map(|target| target.into_bytes())
 }
 
 /// `lstat` of `name` inside the directory `dir`.
-fn stat_at(dir: &OwnedFd, name: &[u8]) -> std::io::Result<libc::stat> {
-    let name = std::ffi::CString::new(name).map_err(std::io::Error::other)?;
-    // SAFETY: a zeroed `stat` is a valid value to be overwritten.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: valid descriptor, C string and out pointer.
-    let rc = unsafe {
-        libc::fstatat(
-            dir.as_raw_fd(),
-            name.as_ptr(),
-            &mut st,
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
-    if rc == 0 {
-        Ok(st)
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+fn stat_at(dir: &OwnedFd, name: &[u8]) -> rustix::io::Result<fs::Stat> {
+    fs::statat(dir, name, fs::AtFlags::SYMLINK_NOFOLLOW)
 }
 
-/// Every name in the directory (without `.` and `..`) with its kind as readdir reports it.
-fn list_dir(dir: &OwnedFd) -> Option<Vec<(Vec<u8>, u8)>> {
-    // SAFETY: dup of an open descriptor; fdopendir takes ownership of the copy, closedir frees it.
-    unsafe {
-        let copy = libc::dup(dir.as_raw_fd());
-        if copy < 0 {
-            return None;
+/// Every name in the directory (without `.` and `..`) with its kind as the listing reports it.
+fn list_dir(dir: &OwnedFd) -> Option<Vec<(Vec<u8>, fs::FileType)>> {
+    let mut out = Vec::new();
+    for entry in fs::Dir::read_from(dir).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name().to_bytes();
+        if name != b"." && name != b".." {
+            out.push((name.to_vec(), entry.file_type()));
         }
-        let stream = libc::fdopendir(copy);
-        if stream.is_null() {
-            libc::close(copy);
-            return None;
-        }
-        let mut out = Vec::new();
-        let failed = loop {
-            *libc::__errno_location() = 0;
-            let entry = libc::readdir(stream);
-            if entry.is_null() {
-                break *libc::__errno_location() != 0;
-            }
-            let name = CStr::from_ptr((*entry).d_name.as_ptr()).to_bytes();
-            if name != b"." && name != b".." {
-                out.push((name.to_vec(), (*entry).d_type));
-            }
-        };
-        libc::closedir(stream);
-        (!failed).then_some(out)
     }
+    Some(out)
 }

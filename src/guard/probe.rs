@@ -10,6 +10,8 @@ use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Component, Path, PathBuf};
 
+use rustix::fs::OFlags;
+
 /// Where a path lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
@@ -292,7 +294,7 @@ pub fn resolve(path: &Path) -> io::Result<PathBuf> {
                 hops += 1;
                 if hops > MAX_HOPS {
                     return Err(io::Error::new(
-                        io::Error::from_raw_os_error(libc::ELOOP).kind(),
+                        io::Error::from(rustix::io::Errno::LOOP).kind(),
                         format!(
                             "cannot resolve {}: more than {MAX_HOPS} symbolic links on the way",
                             path.display()
@@ -631,7 +633,7 @@ fn read_small(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
         |e: io::Error| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display()));
     let file = fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32)
         .open(path)
         .map_err(context)?;
     let meta = file.metadata().map_err(context)?;
@@ -931,9 +933,15 @@ mod tests {
     fn a_fifo_is_refused_without_waiting_for_a_writer() {
         let s = Scratch::new();
         let fifo = s.0.join("fifo");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-        // SAFETY: `c` is a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let fifo_mode = rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR;
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            fifo_mode,
+            0,
+        )
+        .unwrap();
         let e = read_small(&fifo, SMALL).unwrap_err();
         assert!(e.to_string().contains("not a regular file"), "{e}");
     }

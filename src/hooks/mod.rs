@@ -4,6 +4,7 @@
 //! Each job has its file: `write` (the files and what `install` writes), `read` (the hooks in
 //! force), `trust` (which contents may run) and `run`; this module is their one public face.
 
+mod pre_exec;
 mod read;
 mod run;
 mod trust;

@@ -14,6 +14,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
+use rustix::process::Signal;
 
 use super::read::{Hook, Source};
 use crate::process::group_alive;
@@ -166,7 +167,7 @@ pub fn run_with(
     for var in INHERITED_UNWANTED {
         cmd.env_remove(var);
     }
-    die_with_parent(&mut cmd);
+    super::pre_exec::die_with_parent(&mut cmd);
     cmd.env(names::hook_env::HOOK, hook.name);
     for (key, value) in env {
         cmd.env(key, value);
@@ -175,7 +176,7 @@ pub fn run_with(
         .spawn()
         .with_context(|| format!("cannot start hook {} in {}", hook.location(), cwd.display()))?;
     // The child's pid is its process group's id (`process_group(0)`).
-    let group = child.id() as libc::pid_t;
+    let group = child.id() as i32;
     let _sentinel = Sentinel::start(group);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -226,31 +227,6 @@ const INHERITED_UNWANTED: &[&str] = &[
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 ];
 
-/// On Linux, the leader gets SIGKILL when berth's thread that started it ends (a kill of berth
-/// included, which no handler of berth's sees). If berth died before that was set, the leader
-/// ends itself at once.
-fn die_with_parent(cmd: &mut Command) {
-    #[cfg(target_os = "linux")]
-    {
-        let parent = std::process::id();
-        // SAFETY: prctl(2), getppid(2) and raise(3) only, which allocate nothing, between fork
-        // and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                if libc::getppid() as u32 != parent {
-                    libc::raise(libc::SIGKILL);
-                }
-                Ok(())
-            });
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = cmd;
-}
-
 /// Kills a hook's whole process group if berth ends before the hook does: the parent-death
 /// signal reaches the leader alone, and what the leader started would run on, reparented. A
 /// small `sh`, in a process group of its own (so Ctrl-C at the terminal does not end it first),
@@ -263,7 +239,7 @@ struct Sentinel {
 }
 
 impl Sentinel {
-    fn start(group: libc::pid_t) -> Self {
+    fn start(group: i32) -> Self {
         let child = Command::new("sh")
             .arg("-c")
             .arg(r#"read -r done || kill -KILL -"$1" 2>/dev/null"#)
@@ -306,12 +282,8 @@ fn judge(status: ExitStatus) -> Result<(), Failure> {
 
 /// TERM the group, wait up to `grace` for it to be gone, then KILL whatever is left. Waits for
 /// the leader to be reaped, so no zombie of ours outlives the run.
-fn stop_group(
-    group: libc::pid_t,
-    grace: Duration,
-    leader: &mpsc::Receiver<std::io::Result<ExitStatus>>,
-) {
-    signal_group(group, libc::SIGTERM);
+fn stop_group(group: i32, grace: Duration, leader: &mpsc::Receiver<std::io::Result<ExitStatus>>) {
+    signal_group(group, Signal::TERM);
     let until = Instant::now() + grace;
     let mut reaped = false;
     loop {
@@ -324,16 +296,16 @@ fn stop_group(
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    signal_group(group, libc::SIGKILL);
+    signal_group(group, Signal::KILL);
     if !reaped {
         let _ = leader.recv_timeout(Duration::from_secs(5));
     }
 }
 
-fn signal_group(group: libc::pid_t, signal: libc::c_int) {
-    // SAFETY: kill(2) takes plain integers; a negative pid addresses the process group.
-    unsafe {
-        libc::kill(-group, signal);
+fn signal_group(group: i32, signal: Signal) {
+    // A group already gone is what stopping it wants.
+    if let Some(group) = crate::process::positive(group) {
+        let _ = rustix::process::kill_process_group(group, signal);
     }
 }
 
@@ -349,8 +321,8 @@ mod tests {
         match crate::process::stat(pid as u32) {
             Some(stat) => stat.state != 'Z',
             None if Path::new("/proc/self").exists() => false,
-            // SAFETY: signal 0 only asks whether the process exists.
-            None => unsafe { libc::kill(pid, 0) == 0 },
+            None => crate::process::positive(pid)
+                .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok()),
         }
     }
 
@@ -542,7 +514,7 @@ mod tests {
     #[test]
     fn the_sentinel_kills_the_whole_group_when_berth_goes_without_a_word() {
         let (mut leader, started) = a_group_of_two();
-        let mut sentinel = Sentinel::start(leader.id() as libc::pid_t);
+        let mut sentinel = Sentinel::start(leader.id() as i32);
         // What berth's death does to the pipe: its write end closes, nothing written.
         drop(sentinel.child.as_mut().unwrap().stdin.take());
         sentinel.child.take().unwrap().wait().unwrap();
@@ -556,10 +528,10 @@ mod tests {
     #[test]
     fn a_sentinel_that_stands_down_leaves_the_group_alone() {
         let (mut leader, started) = a_group_of_two();
-        let group = leader.id() as libc::pid_t;
+        let group = leader.id() as i32;
         Sentinel::start(group).stand_down();
         assert!(running(leader.id() as i32) && running(started));
-        signal_group(group, libc::SIGKILL);
+        signal_group(group, Signal::KILL);
         leader.wait().unwrap();
     }
 

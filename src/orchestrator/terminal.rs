@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
+use rustix::process::Signal;
 
 use crate::error::refuse_with_hint;
 use crate::process;
@@ -188,7 +189,7 @@ pub fn end(targets: &[Target], grace: Duration) -> Vec<Ended> {
             .collect()
     };
     for i in running(&ended) {
-        signal(targets[i], libc::SIGTERM);
+        signal(targets[i], Signal::TERM);
     }
     wait_while(grace, || {
         for (i, slot) in ended.iter_mut().enumerate() {
@@ -200,7 +201,7 @@ pub fn end(targets: &[Target], grace: Duration) -> Vec<Ended> {
     });
     let left = running(&ended);
     for &i in &left {
-        signal(targets[i], libc::SIGKILL);
+        signal(targets[i], Signal::KILL);
     }
     wait_while(AFTER_KILL, || {
         left.iter().any(|&i| still_running(targets[i]))
@@ -227,8 +228,8 @@ fn still_running(target: Target) -> bool {
 /// with the recorded start time (alive, or a zombie, whose pid the kernel does not hand out
 /// again). Once its pid is free, a group of that id can only be what is left of its own (a
 /// group id stays taken while any member lives). A pid that another process holds now: none.
-fn group_of(target: Target) -> Option<libc::pid_t> {
-    let pid = libc::pid_t::try_from(target.pid).ok()?;
+fn group_of(target: Target) -> Option<i32> {
+    let pid = i32::try_from(target.pid).ok()?;
     match process::stat(target.pid) {
         Some(now) => (Some(now.start) == target.start && now.pgrp == pid).then_some(pid),
         None => Some(pid),
@@ -237,15 +238,17 @@ fn group_of(target: Target) -> Option<libc::pid_t> {
 
 /// Send `sig` to the target's group when it leads one that still has a live member, else to
 /// the target alone while its start time still matches.
-fn signal(target: Target, sig: libc::c_int) {
-    if let Some(group) = group_of(target).filter(|&g| process::group_alive(g)) {
-        // SAFETY: kill(2) of the group the agent leads, found just above.
-        unsafe { libc::kill(-group, sig) };
-    } else if process::alive(target.pid, target.start)
-        && let Ok(pid) = libc::pid_t::try_from(target.pid)
+fn signal(target: Target, sig: Signal) {
+    // A group or process that ended in between is what stop wants: the error says nothing new.
+    if let Some(group) = group_of(target)
+        .filter(|&g| process::group_alive(g))
+        .and_then(process::positive)
     {
-        // SAFETY: kill(2) of the agent's own process, its start time checked just above.
-        unsafe { libc::kill(pid, sig) };
+        let _ = rustix::process::kill_process_group(group, sig);
+    } else if process::alive(target.pid, target.start)
+        && let Some(pid) = i32::try_from(target.pid).ok().and_then(process::positive)
+    {
+        let _ = rustix::process::kill_process(pid, sig);
     }
 }
 

@@ -416,17 +416,10 @@ fn list_full_says_whether_each_worktrees_work_has_landed_on_the_trunk() {
 
 #[test]
 fn list_into_a_closed_pipe_stops_quietly_as_git_does() {
-    use std::os::fd::{FromRawFd as _, OwnedFd};
-
     let sb = Sandbox::new();
     let repo = sb.repo("app");
     sb.add(&repo, &["auth"]);
-    let mut ends = [0; 2];
-    // SAFETY: `ends` has room for the two descriptors pipe() writes.
-    assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
-    // SAFETY: both descriptors were just opened and are owned here alone.
-    let (reader, writer) =
-        unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
 
     let out = sb
@@ -450,29 +443,26 @@ fn on_terminal(
     columns: u16,
     env: &[(&str, &str)],
 ) -> String {
+    use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};
     use std::io::Read as _;
-    use std::os::fd::{FromRawFd as _, OwnedFd};
+    use std::os::unix::fs::OpenOptionsExt as _;
 
-    let size = libc::winsize {
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NOCTTY.bits() as i32)
+        .open(ptsname(&master, Vec::new()).unwrap().into_string().unwrap())
+        .unwrap();
+    let size = rustix::termios::Winsize {
         ws_row: 40,
         ws_col: columns,
         ws_xpixel: 0,
         ws_ypixel: 0,
     };
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty writes two descriptors into the integers given and reads `size`.
-    let rc = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            &size,
-        )
-    };
-    assert_eq!(rc, 0, "openpty");
-    // SAFETY: both descriptors were just opened and are owned here alone.
-    let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    rustix::termios::tcsetwinsize(&slave, size).unwrap();
     let mut cmd = sb.berth_command(dir, args);
     cmd.env("TERM", "xterm-256color").env_remove("COLUMNS");
     for (key, value) in env {

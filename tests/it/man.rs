@@ -118,7 +118,7 @@ fn installed_copy(sb: &Sandbox) -> PathBuf {
 fn output(cmd: &mut Command) -> std::process::Output {
     for _ in 0..100 {
         match cmd.output() {
-            Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => {
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::TXTBSY.raw_os_error()) => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             result => return result.unwrap(),

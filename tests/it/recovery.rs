@@ -224,13 +224,20 @@ fn a_remove_killed_before_it_deleted_anything_leaves_the_worktree_whole() {
 /// Make `cmd` bound by file permissions even as root (as CI runs): before it starts, drop
 /// CAP_DAC_OVERRIDE (1) and CAP_DAC_READ_SEARCH (2) from its capability bounding set, so a
 /// chmod'ed folder is read-only to it as to anyone. Where that is not allowed it changes nothing.
+/// std offers a step between fork and exec only as an unsafe call: the test's one `unsafe`.
+#[allow(
+    unsafe_code,
+    reason = "std offers the step between fork and exec only as unsafe"
+)]
 fn bound_by_permissions(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    use rustix::thread::{CapabilitySet, remove_capability_from_bounding_set};
     use std::os::unix::process::CommandExt as _;
-    // SAFETY: prctl(2) only, which allocates nothing, between fork and exec.
+    // SAFETY: two prctl(2) calls that rustix makes directly, which allocate nothing and take no
+    // lock, between fork and exec.
     unsafe {
         cmd.pre_exec(|| {
-            for cap in [1, 2] {
-                libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+            for cap in [CapabilitySet::DAC_OVERRIDE, CapabilitySet::DAC_READ_SEARCH] {
+                let _ = remove_capability_from_bounding_set(cap);
             }
             Ok(())
         })
