@@ -4,6 +4,8 @@
 
 use std::io::IsTerminal as _;
 
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
 use crate::names;
 
 // Names of other programs, read here alone: the terminal's, the locale's, git's (its pager and
@@ -418,9 +420,21 @@ impl Table {
     }
 }
 
-/// Characters shown. A wide (CJK) character counts as one: no width table is carried for them.
+/// Columns the text takes on a terminal: a wide (CJK) character takes two, a combining mark none.
 fn width(text: &str) -> usize {
-    text.chars().count()
+    UnicodeWidthStr::width(text)
+}
+
+/// The longest start of `chars` that takes at most `max` columns: a wide character that would
+/// cross the edge is left out whole, so the cut may be a column short, never a column over.
+fn take_width(chars: impl Iterator<Item = char>, max: usize) -> Vec<char> {
+    let mut used = 0;
+    chars
+        .take_while(|&c| {
+            used += UnicodeWidthChar::width(c).unwrap_or(0);
+            used <= max
+        })
+        .collect()
 }
 
 /// Column widths that fit `room` (the line less its gaps): columns of the lowest rank that may be
@@ -452,35 +466,37 @@ pub fn fit(natural: &[usize], columns: &[Column], room: usize, up_to: u8) -> Vec
     widths
 }
 
-/// `text` in at most `max` characters, its end replaced by `ellipsis`.
+/// `text` in at most `max` columns, its end replaced by `ellipsis`.
 pub fn cut_end(text: &str, max: usize, ellipsis: &str) -> String {
     if width(text) <= max {
         return text.to_owned();
     }
     let keep = max.saturating_sub(width(ellipsis));
     if keep == 0 {
-        return text.chars().take(max).collect();
+        return take_width(text.chars(), max).into_iter().collect();
     }
-    text.chars().take(keep).chain(ellipsis.chars()).collect()
+    take_width(text.chars(), keep)
+        .into_iter()
+        .chain(ellipsis.chars())
+        .collect()
 }
 
-/// `text` in at most `max` characters, its middle replaced by `ellipsis`: the end keeps two
+/// `text` in at most `max` columns, its middle replaced by `ellipsis`: the end keeps two
 /// thirds, as a path's last folders and a branch's name say the most.
 pub fn cut_middle(text: &str, max: usize, ellipsis: &str) -> String {
-    let len = width(text);
-    if len <= max {
+    if width(text) <= max {
         return text.to_owned();
     }
     let keep = max.saturating_sub(width(ellipsis));
     if keep == 0 {
-        return text.chars().take(max).collect();
+        return take_width(text.chars(), max).into_iter().collect();
     }
     let head = keep / 3;
-    let tail = keep - head;
-    text.chars()
-        .take(head)
+    let tail = take_width(text.chars().rev(), keep - head);
+    take_width(text.chars(), head)
+        .into_iter()
         .chain(ellipsis.chars())
-        .chain(text.chars().skip(len - tail))
+        .chain(tail.into_iter().rev())
         .collect()
 }
 
@@ -597,6 +613,47 @@ mod tests {
         assert_eq!(cut_middle("abcdefghij", 7, "..."), "a...hij");
         assert_eq!(cut_end("short", 10, "…"), "short");
         assert_eq!(cut_end("abcdef", 2, "..."), "ab", "no room for an ellipsis");
+    }
+
+    #[test]
+    fn a_cjk_branch_name_takes_two_columns_a_character_and_the_next_column_lines_up() {
+        let table = Table {
+            columns: vec![Column::keep("BRANCH"), Column::keep("PATH")],
+            header: true,
+            gutter: false,
+            rows: vec![
+                Row {
+                    cells: vec!["berth/認証-修正".into(), "/w/a".into()],
+                    ..Row::default()
+                },
+                Row {
+                    cells: vec!["berth/fix".into(), "/w/b".into()],
+                    ..Row::default()
+                },
+            ],
+        };
+        let text = table.render(&Terminal::plain());
+        let starts: Vec<usize> = text
+            .lines()
+            .map(|line| width(&line[..line.find("/w/").or_else(|| line.find("PATH")).unwrap()]))
+            .collect();
+        assert_eq!(starts, [17, 17, 17], "{text}");
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_wide_character_nor_passes_the_width() {
+        for max in 1..16 {
+            for cut in [cut_end, cut_middle] {
+                let shown = cut("berth/認証-修正", max, "…");
+                assert!(width(&shown) <= max, "{shown:?} in {max}");
+                assert!(
+                    width(&shown) + 1 >= max,
+                    "{shown:?} in {max}: at most one column short"
+                );
+            }
+        }
+        assert_eq!(cut_end("berth/認証-修正", 10, "…"), "berth/認…");
+        assert_eq!(cut_middle("berth/認証-修正", 10, "…"), "ber…-修正");
     }
 
     #[test]

@@ -559,6 +559,40 @@ fn list_on_a_terminal_fits_its_width_cutting_the_path_first_in_the_middle() {
     );
 }
 
+#[test]
+fn list_lines_up_the_columns_after_a_cjk_branch_name_by_the_columns_it_takes() {
+    use unicode_width::UnicodeWidthStr as _;
+
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.git(&repo, &["branch", "berth/認証-修正"]);
+    sb.add(&repo, &["auth", "--branch", "berth/認証-修正"]);
+    sb.add(&repo, &["fix"]);
+
+    let shown = plain(&on_terminal(&sb, &repo, &["list"], 200, &[UTF8]));
+
+    // Where the column after BRANCH starts on each line, in terminal columns: the header's BASE,
+    // and each row's base (`master@...` or the branch it was checked out from).
+    let starts: Vec<usize> = shown
+        .lines()
+        .map(|line| {
+            let at = ["BASE", "  berth/認証-修正@", "  main@", "  master@"]
+                .iter()
+                .find_map(|word| {
+                    line.find(word)
+                        .map(|at| at + word.len() - word.trim_start().len())
+                })
+                .unwrap_or_else(|| panic!("no base in {line:?}:\n{shown}"));
+            line[..at].width()
+        })
+        .collect();
+    assert_eq!(starts.len(), 3, "{shown}");
+    assert!(
+        starts.iter().all(|&s| s == starts[0]),
+        "{starts:?}:\n{shown}"
+    );
+}
+
 /// The words of the table line of worktree `name` (cells are cut by characters, and the shared
 /// `table_rows` cuts by bytes, which `↑` and `…` would shift).
 fn line_of<'a>(table: &'a str, name: &str) -> Vec<&'a str> {
