@@ -109,11 +109,11 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
                 "pick another branch, or switch that worktree to another branch first",
             ));
         }
-        if let Some(lock) = index_lock_of_new(repo.common_dir(), path) {
-            return Err(super::locks::held_elsewhere(
-                &lock,
-                &format!("create worktree {}", path.display()),
-            ));
+        let lock_taken = err
+            .downcast_any_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::AlreadyExists);
+        if let Some(refusal) = index_lock_refusal(repo.common_dir(), path, lock_taken) {
+            return Err(refusal);
         }
         return Err(crate::git::gix_err(err))
             .with_context(|| format!("cannot create worktree {}", path.display()));
@@ -309,6 +309,26 @@ fn index_lock_of_new(common_dir: &Path, path: &Path) -> Option<PathBuf> {
         .find(|lock| lock.exists())
 }
 
+/// The one-line refusal for an add whose new index was locked by another process: named while
+/// the lock is there, and still named (as a race that is over) when gix found a lock taken
+/// (`lock_taken`) that is gone by the time this looks.
+fn index_lock_refusal(common_dir: &Path, path: &Path, lock_taken: bool) -> Option<anyhow::Error> {
+    let what = format!("create worktree {}", path.display());
+    if let Some(lock) = index_lock_of_new(common_dir, path) {
+        return Some(super::locks::held_elsewhere(&lock, &what));
+    }
+    let entry = admin_entries_of(common_dir, path).into_iter().next()?;
+    lock_taken.then(|| {
+        error::refuse_with_hint(
+            format!(
+                "cannot {what}: another git command held {} while it was made",
+                entry.join("index.lock").display()
+            ),
+            "run it again once no git command runs in that folder",
+        )
+    })
+}
+
 /// Checkout progress on stderr, only when stderr is a terminal.
 struct ProgressLine {
     done: Arc<AtomicBool>,
@@ -393,6 +413,18 @@ mod tests {
             index_lock_of_new(&common, &path),
             Some(mine.join("index.lock"))
         );
+        let named = index_lock_refusal(&common, &path, false)
+            .unwrap()
+            .to_string();
+        assert!(named.ends_with("n6/index.lock exists (another git command holds it, or one was killed while it did)"), "{named}");
+        // The race is over by the time berth looks: the lock is gone, and still named.
+        fs::remove_file(mine.join("index.lock")).unwrap();
+        assert!(index_lock_refusal(&common, &path, false).is_none());
+        let raced = index_lock_refusal(&common, &path, true)
+            .unwrap()
+            .to_string();
+        assert!(raced.contains("another git command held"), "{raced}");
+        assert!(raced.contains("n6/index.lock"), "{raced}");
         fs::remove_dir_all(&root).unwrap();
     }
 }
