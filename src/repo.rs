@@ -37,6 +37,37 @@ pub struct Context {
     pub session_flag: Option<String>,
 }
 
+/// Why discovery from `cwd` failed, as a person acts on it: no repository here at all, or one
+/// that was found but cannot be read (a config git itself would refuse, a broken `HEAD`).
+fn discovery_error(cwd: &Path, err: gix::Error) -> anyhow::Error {
+    use gix::discover::upwards::Error as Upwards;
+    let none_here = matches!(
+        err.downcast_any_ref::<Upwards>(),
+        Some(
+            Upwards::NoGitRepository { .. }
+                | Upwards::NoGitRepositoryWithinCeiling { .. }
+                | Upwards::NoGitRepositoryWithinFs { .. }
+        )
+    );
+    if none_here {
+        return error::refuse_with_hint(
+            format!(
+                "not a git repository (or any parent up to /): {}",
+                cwd.display()
+            ),
+            "cd into a repository, or create one with: git init",
+        );
+    }
+    let (reason, _) = error::render(&git::gix_err(err));
+    error::refuse_with_hint(
+        format!(
+            "cannot read the git repository at {}: {reason}",
+            cwd.display()
+        ),
+        "see what git makes of it with: git status",
+    )
+}
+
 impl Context {
     /// Discover the repository from the current directory.
     pub fn discover() -> Result<Self> {
@@ -50,15 +81,7 @@ impl Context {
             Default::default(),
             git::config::open_options(),
         )
-        .map_err(|_| {
-            error::refuse_with_hint(
-                format!(
-                    "not a git repository (or any parent up to /): {}",
-                    cwd.display()
-                ),
-                "cd into a repository, or create one with: git init",
-            )
-        })?;
+        .map_err(|err| discovery_error(cwd, err))?;
         let common_dir = gix::path::realpath(repo.current_dir().join(repo.common_dir()))
             .context("cannot resolve the repository's common dir")?;
         let current = repo.workdir().map(real_or_same);

@@ -208,3 +208,33 @@ fn a_registry_from_a_newer_berth_is_refused_and_kept() {
     assert_eq!(std::fs::read_to_string(&registry).unwrap(), newer);
     assert_eq!(git_worktrees(&sb, &repo).len(), 2);
 }
+
+#[test]
+fn a_repository_that_cannot_be_read_is_not_called_no_repository() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let config = sb.common_dir(&repo).join("config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[[[\n");
+    std::fs::write(&config, text).unwrap();
+
+    let out = sb.berth(&repo, &["list"]);
+
+    assert_eq!(out.status.code(), Some(1), "{}", common::outputs(&out));
+    let (first, hint) = error_lines(&common::stderr(&out));
+    assert!(
+        first.starts_with(&format!(
+            "git berth: cannot read the git repository at {}: ",
+            repo.display()
+        )),
+        "{first}"
+    );
+    assert!(
+        first.contains("line "),
+        "the config's fault is named: {first}"
+    );
+    assert_eq!(
+        hint.as_deref(),
+        Some("hint: see what git makes of it with: git status")
+    );
+}
