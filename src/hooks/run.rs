@@ -316,14 +316,9 @@ mod tests {
     use crate::hooks::{quote, script};
     use std::fs;
 
-    /// Running: present in the process table and not a zombie.
+    /// Running, by the project's one liveness rule (a zombie is gone).
     fn running(pid: i32) -> bool {
-        match crate::process::stat(pid as u32) {
-            Some(stat) => stat.state != 'Z',
-            None if Path::new("/proc/self").exists() => false,
-            None => crate::process::positive(pid)
-                .is_some_and(|pid| rustix::process::test_kill_process(pid).is_ok()),
-        }
+        crate::process::alive(pid as u32, None)
     }
 
     fn wait_for_file(path: &Path) -> String {
