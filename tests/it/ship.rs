@@ -54,6 +54,16 @@ fn outcome<'a>(report: &'a Value, name: &str) -> &'a Value {
 }
 
 /// Nothing of the worktree is left: no checkout, no admin entry, no branch, no verdict.
+/// A finished landing of `auth`: the primary clean with its file, the worktree and branch gone,
+/// one landing logged.
+fn auth_landing_finished(sb: &Sandbox, repo: &Path, wt: &Path) {
+    assert_eq!(sb.status(repo), "");
+    assert!(repo.join("auth.rs").exists());
+    gone(sb, repo, "auth", wt);
+    let log = sb.berth_json(repo, &["log", "--json"]);
+    assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
+}
+
 fn gone(sb: &Sandbox, repo: &Path, name: &str, wt: &Path) {
     assert!(!wt.exists(), "{}", wt.display());
     assert!(!git_worktree_paths(sb, repo).contains(&wt.to_path_buf()));
@@ -771,11 +781,7 @@ fn a_ship_killed_after_the_trunk_moved_is_finished_by_the_next_ship() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(sb.status(&repo), "");
-    assert!(repo.join("auth.rs").exists());
-    gone(&sb, &repo, "auth", &wt);
-    let log = sb.berth_json(&repo, &["log", "--json"]);
-    assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
+    auth_landing_finished(&sb, &repo, &wt);
 }
 
 /// Another git command's `index.lock` in the primary stops the primary following the trunk after
@@ -809,11 +815,7 @@ fn a_primary_index_locked_by_another_command_after_the_trunk_moved_still_lands()
     std::fs::remove_file(&lock).unwrap();
     let out = sb.berth(&repo, &["prune"]);
     assert!(out.status.success(), "{}", outputs(&out));
-    assert_eq!(sb.status(&repo), "");
-    assert!(repo.join("auth.rs").exists());
-    gone(&sb, &repo, "auth", &wt);
-    let log = sb.berth_json(&repo, &["log", "--json"]);
-    assert_eq!(log["landings"].as_array().unwrap().len(), 1, "{log}");
+    auth_landing_finished(&sb, &repo, &wt);
 }
 
 /// Ships killed at random points: the trunk is only ever the old tip or a candidate the gate
