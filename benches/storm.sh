@@ -339,7 +339,7 @@ else
     result PASS "(a) no work lost: $made commits ($(grep -cP '\tduring-' "$WORKLOG") during a teardown), $untracked untracked files, all kept"
 fi
 
-# (b) No lock left: berth's own flock files stay (src/names.rs: REGISTRY_LOCK, LANDINGS_LOCK,
+# (b) No lock left: berth's own flock files stay (crates/berth-guard/src/names.rs: REGISTRY_LOCK, LANDINGS_LOCK,
 # SHIP_LOCK, PORTS_LOCK; src/hooks/trust.rs: trust.lock); anything else is a lock a dead holder left.
 OWN_LOCKS="$COMMON/berth/registry.lock $COMMON/berth/landings.lock $COMMON/berth/trust.lock $COMMON/berth/ship/ship.lock $XDG_DATA_HOME/git-berth/ports.lock"
 left=$(find "$COMMON" "$XDG_DATA_HOME" -name '*.lock' 2>/dev/null | while read -r l; do

@@ -6,16 +6,13 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod git;
-pub mod guard;
 pub mod hooks;
 pub mod inventory;
 pub mod landing;
 pub mod lockwait;
-pub mod names;
 pub mod orchestrator;
 pub mod paths;
 pub mod ports;
-pub mod process;
 pub mod registry;
 pub mod render;
 pub mod repo;
@@ -25,3 +22,8 @@ pub mod slug;
 pub mod statefile;
 pub mod wiring;
 pub mod worktree;
+
+// The guard is its own crate (`crates/berth-guard`), so that it cannot reach a repository or the
+// registry; the leaves it shares with the rest keep their paths here.
+pub use berth_guard as guard;
+pub use berth_guard::{names, process};

@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::error::refuse_with_hint;
-use crate::process::{self, comm, parent_of};
+use crate::process::{self, holder_pid};
 use crate::{clock, names};
 
 /// A hold on a worktree: which session, which process keeps it alive, and since when.
@@ -188,51 +188,6 @@ fn default_id() -> String {
         })
         .collect();
     token.replace("..", "-")
-}
-
-/// Programs that only pass a call along: a claim should outlive them, not end with them.
-const PASS_THROUGH: &[&str] = &[
-    "git",
-    "git-berth",
-    "sh",
-    "bash",
-    "dash",
-    "zsh",
-    "fish",
-    "ksh",
-    "mksh",
-    "tcsh",
-    "csh",
-    "env",
-    "timeout",
-    "nice",
-    "nohup",
-    "xargs",
-];
-
-/// The nearest ancestor that is not git, berth or a shell: the agent whose life the claim follows.
-pub fn holder_pid() -> u32 {
-    let mut pid = parent_of(std::process::id()).unwrap_or(0);
-    let direct = pid;
-    for _ in 0..64 {
-        if pid <= 1 {
-            break;
-        }
-        match comm(pid) {
-            Some(name) if PASS_THROUGH.contains(&name.as_str()) => {}
-            Some(_) => return pid,
-            None => break,
-        }
-        match parent_of(pid) {
-            Some(parent) => pid = parent,
-            None => break,
-        }
-    }
-    if direct > 1 {
-        direct
-    } else {
-        std::process::id()
-    }
 }
 
 #[cfg(test)]

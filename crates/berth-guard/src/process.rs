@@ -1,6 +1,7 @@
 //! Processes on this machine: whether one still runs, its parent, name and start time, and whether
-//! a process group has a live member. `/proc/<pid>/stat` is parsed here and nowhere else. A leaf:
-//! it imports nothing of the crate; it only reads, and never signals anything but signal 0.
+//! a process group has a live member. `/proc/<pid>/stat` is parsed here and nowhere else. It also finds
+//! the agent a call belongs to (`holder_pid`). A leaf: it imports nothing of the crate; it only
+//! reads, and never signals anything but signal 0.
 
 use std::fs;
 use std::path::Path;
@@ -110,6 +111,51 @@ fn live_member(group: i32) -> Option<bool> {
 #[cfg(not(target_os = "linux"))]
 fn live_member(_group: i32) -> Option<bool> {
     None
+}
+
+/// Programs that only pass a call along: a claim should outlive them, not end with them.
+const PASS_THROUGH: &[&str] = &[
+    "git",
+    "git-berth",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "fish",
+    "ksh",
+    "mksh",
+    "tcsh",
+    "csh",
+    "env",
+    "timeout",
+    "nice",
+    "nohup",
+    "xargs",
+];
+
+/// The nearest ancestor that is not git, berth or a shell: the agent whose life the claim follows.
+pub fn holder_pid() -> u32 {
+    let mut pid = parent_of(std::process::id()).unwrap_or(0);
+    let direct = pid;
+    for _ in 0..64 {
+        if pid <= 1 {
+            break;
+        }
+        match comm(pid) {
+            Some(name) if PASS_THROUGH.contains(&name.as_str()) => {}
+            Some(_) => return pid,
+            None => break,
+        }
+        match parent_of(pid) {
+            Some(parent) => pid = parent,
+            None => break,
+        }
+    }
+    if direct > 1 {
+        direct
+    } else {
+        std::process::id()
+    }
 }
 
 #[cfg(test)]

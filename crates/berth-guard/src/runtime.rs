@@ -822,24 +822,32 @@ fn pi(v: &Value, home: Option<&Path>) -> Result<Request, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::guard::tests::{HOME, LINKED, PRIMARY, fake_probe};
-    use crate::guard::{Hatches, decide};
+    use crate::tests::{HOME, LINKED, PRIMARY, fake_probe};
+    use crate::{Hatches, decide};
 
     macro_rules! cases {
         ($rt:literal) => {
             [
                 (
                     "allow",
-                    include_str!(concat!("../../tests/fixtures/guard/", $rt, "/allow.json")),
+                    include_str!(concat!(
+                        "../../../tests/fixtures/guard/",
+                        $rt,
+                        "/allow.json"
+                    )),
                 ),
                 (
                     "block",
-                    include_str!(concat!("../../tests/fixtures/guard/", $rt, "/block.json")),
+                    include_str!(concat!(
+                        "../../../tests/fixtures/guard/",
+                        $rt,
+                        "/block.json"
+                    )),
                 ),
                 (
                     "malformed",
                     include_str!(concat!(
-                        "../../tests/fixtures/guard/",
+                        "../../../tests/fixtures/guard/",
                         $rt,
                         "/malformed.json"
                     )),
@@ -847,7 +855,7 @@ mod tests {
                 (
                     "read-only",
                     include_str!(concat!(
-                        "../../tests/fixtures/guard/",
+                        "../../../tests/fixtures/guard/",
                         $rt,
                         "/read-only.json"
                     )),
@@ -877,14 +885,14 @@ mod tests {
 
     fn answer(runtime: Runtime, json: &str) -> Reply {
         let decision = match parse(runtime, json, Path::new("/nowhere"), Some(Path::new(HOME))) {
-            Ok(Request::ReadOnly) => Decision::Allow(crate::guard::Why::ReadOnlyTool),
+            Ok(Request::ReadOnly) => Decision::Allow(crate::Why::ReadOnlyTool),
             Ok(Request::Act(a)) => decide(
                 &Hatches::default(),
                 &a,
                 Some(Path::new(HOME)),
                 &mut fake_probe,
             ),
-            Err(what) => Decision::Block(crate::guard::Block::Failed { what }),
+            Err(what) => Decision::Block(crate::Block::Failed { what }),
         };
         reply(Some(runtime), &decision)
     }

@@ -1,9 +1,15 @@
 //! The trunk guard: may an agent's next action run? `decide` applies the seed's order over
 //! plain data and asks an injected probe where each landing place lies; it never reads the
 //! environment or stdin itself. Whatever goes wrong on the way blocks: the guard fails closed.
+//!
+//! Its own crate, with no gix and no way to git berth's state: the guard never opens a repository
+//! or the registry. It also holds the two leaves both sides share, every user-visible name
+//! (`names`) and the process table (`process`); git berth re-exports them.
 
 pub mod managed;
+pub mod names;
 pub mod probe;
+pub mod process;
 pub mod runtime;
 pub mod scan;
 pub mod shell;
@@ -146,7 +152,7 @@ pub fn way_out() -> String {
 
 /// A worktree name for the hint: one per agent process, so two agents are not sent to one.
 pub fn suggested_name() -> String {
-    format!("agent-{}", crate::session::holder_pid())
+    format!("agent-{}", crate::process::holder_pid())
 }
 
 /// The seed's decision order, first match wins: each hatch at exactly `1`; the bootstrap
@@ -702,10 +708,10 @@ pub(crate) mod tests {
     #[test]
     fn every_command_of_the_injection_corpus_is_blocked() {
         let from_primary = corpus(include_str!(
-            "../../tests/fixtures/guard/injection-from-primary.txt"
+            "../../../tests/fixtures/guard/injection-from-primary.txt"
         ));
         let from_linked = corpus(include_str!(
-            "../../tests/fixtures/guard/injection-from-linked.txt"
+            "../../../tests/fixtures/guard/injection-from-linked.txt"
         ));
         assert!(
             from_primary.len() + from_linked.len() >= 100,
@@ -860,7 +866,7 @@ pub(crate) mod tests {
     #[test]
     fn every_attack_of_the_issue_10_classes_is_blocked_from_a_linked_worktree() {
         let attacks = fixture_lines(include_str!(
-            "../../tests/fixtures/guard/attacks-from-linked.txt"
+            "../../../tests/fixtures/guard/attacks-from-linked.txt"
         ));
         assert!(attacks.len() >= 140, "{}", attacks.len());
         let let_through: Vec<&String> = attacks
@@ -872,7 +878,9 @@ pub(crate) mod tests {
 
     #[test]
     fn ordinary_work_in_a_linked_worktree_and_reading_the_primary_are_allowed() {
-        let work = fixture_lines(include_str!("../../tests/fixtures/guard/ordinary-work.txt"));
+        let work = fixture_lines(include_str!(
+            "../../../tests/fixtures/guard/ordinary-work.txt"
+        ));
         let stopped: Vec<String> = work
             .iter()
             .filter_map(|c| match cmd(c, LINKED) {
@@ -885,7 +893,7 @@ pub(crate) mod tests {
 
     /// The trunk section of the attack corpus: every line after its `# 9.` header.
     fn trunk_attacks() -> Vec<String> {
-        let text = include_str!("../../tests/fixtures/guard/attacks-from-linked.txt");
+        let text = include_str!("../../../tests/fixtures/guard/attacks-from-linked.txt");
         let section = text.split("\n# 9. ").nth(1).expect("the trunk section");
         fixture_lines(section.split_once('\n').expect("its lines").1)
     }
@@ -979,7 +987,7 @@ pub(crate) mod tests {
     #[test]
     fn a_command_all_of_whose_effects_land_in_a_linked_worktree_leaves_the_primary() {
         let out = fixture_lines(include_str!(
-            "../../tests/fixtures/guard/way-out-from-primary.txt"
+            "../../../tests/fixtures/guard/way-out-from-primary.txt"
         ));
         let stopped: Vec<String> = out
             .iter()
