@@ -321,3 +321,30 @@ fn a_command_and_a_runtime_together_are_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_branch_checked_out_before_may_be_the_trunk_so_writes_after_it_block() {
+    let r = Repos::new("previous");
+    for c in [
+        "git checkout - && git commit --allow-empty -m x",
+        "git switch - && git commit --allow-empty -m x",
+        "git checkout @{-1} && git reset --hard HEAD~1",
+        "git switch -q @{-2}; git merge side",
+        "git branch -f @{-1} HEAD",
+        "git -c rebase.updateRefs=true rebase side",
+        "git config rebase.updateRefs true",
+        "git config --global rebase.updateRefs true",
+    ] {
+        let o = r.guard(&r.linked, &[c], None, &[]);
+        assert_eq!(o.status.code(), Some(2), "{c}: {}", stderr(&o));
+    }
+    // Going back alone writes no branch, and a named branch that is not the trunk is judged as
+    // before.
+    for c in [
+        "git checkout -",
+        "git switch side && git commit --allow-empty -m x",
+    ] {
+        let o = r.guard(&r.linked, &[c], None, &[]);
+        assert_eq!(o.status.code(), Some(0), "{c}: {}", stderr(&o));
+    }
+}

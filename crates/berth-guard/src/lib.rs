@@ -344,6 +344,12 @@ impl Judge<'_, '_> {
     fn effect(&mut self, effect: &Effect) -> Option<Block> {
         let (path, what) = match effect {
             Effect::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
+            Effect::Unreadable { what, hint } => {
+                return Some(Block::Refused {
+                    what: format!("{what} (the primary checkout is protected)"),
+                    hint: hint.clone(),
+                });
+            }
             Effect::SharedConfig(what) => {
                 return Some(Block::SharedConfig { what: what.clone() });
             }
@@ -490,6 +496,16 @@ impl Judge<'_, '_> {
             Ref::Current if checked_out.iter().any(|c| on_trunk(c)) => trunk_block(format!(
                 "`{by}` moves the branch the command checks out, the trunk {trunk}"
             )),
+            Ref::Current if checked_out.iter().any(|c| shell::names_previous(c)) => {
+                trunk_block(format!(
+                    "`{by}` moves the branch the command checks out again ({}), which may be \
+                     the trunk {trunk}",
+                    checked_out
+                        .iter()
+                        .find(|c| shell::names_previous(c))
+                        .unwrap_or(&"-")
+                ))
+            }
             _ => {
                 // The primary checkout's own branch, when the trunk is another one: moved under
                 // it, the primary would look as if it had undone work.
@@ -573,11 +589,11 @@ pub(crate) mod tests {
         decide(hatches, action, Some(Path::new(HOME)), &mut fake_probe)
     }
 
-    fn cmd(command: &str, cwd: &str) -> Decision {
+    pub(crate) fn cmd(command: &str, cwd: &str) -> Decision {
         run(&no_hatches(), &Action::command(command, cwd))
     }
 
-    fn blocked(d: &Decision) -> bool {
+    pub(crate) fn blocked(d: &Decision) -> bool {
         matches!(d, Decision::Block(_))
     }
 

@@ -2,8 +2,8 @@
 //! parser reads them: by name, all of them, the one checked out, or ones only the shell knows.
 //! Pure: a function of the words alone, it never walks the shell or looks at the disk.
 
-use super::Ref;
 use super::words::{Arg, split_option};
+use super::{Ref, names_previous};
 
 /// A word of a git command as a branch may be named: its text, or its raw form when only the
 /// shell knows it.
@@ -26,6 +26,10 @@ impl<'a> GitWord<'a> {
     fn branch(self) -> Ref {
         match self {
             GitWord::Known("HEAD" | "@") => Ref::Current,
+            // Git's reflog knows which branch that was, the guard does not: maybe the trunk.
+            GitWord::Known(t) if names_previous(t.trim_start_matches('+')) => {
+                Ref::Unknown(t.to_string())
+            }
             GitWord::Known(t) => Ref::Named(t.trim_start_matches('+').to_string()),
             GitWord::Shell(raw) if prints_current_branch(raw) => Ref::Current,
             GitWord::Shell(raw) => Ref::Unknown(raw.to_string()),

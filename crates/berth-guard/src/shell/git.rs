@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::super::scan::Redirect;
 use super::branches::branch_writes;
+use super::git_programs::{Setting, VerbRuns, grep_pager, runs_nothing, setting, verb_runs};
 use super::programs::is_no_op_editor;
 use super::walker::Walk;
 use super::words::{Arg, raw_of, short, split_option};
@@ -55,7 +56,7 @@ const SAFE_GIT_SECTIONS: &[&str] = &[
 
 fn safe_git_key(key: &str) -> bool {
     let section = key.split('.').next().unwrap_or("").to_ascii_lowercase();
-    SAFE_GIT_SECTIONS.contains(&section.as_str()) && !key.to_ascii_lowercase().ends_with("program")
+    SAFE_GIT_SECTIONS.contains(&section.as_str()) && setting(key) == Setting::Plain
 }
 
 impl Walk<'_> {
@@ -65,6 +66,10 @@ impl Walk<'_> {
         let mut i = 0;
         let mut work: Vec<Dir> = self.dirs.clone();
         let mut configured = false;
+        let mut update_refs = false;
+        if let Some(name) = self.git_config_variable.clone() {
+            self.git_runs_unseen(format!("the configuration `{name}=` makes it read"));
+        }
         while let Some(a) = rest.get(i) {
             let Some(t) = a.text.as_deref() else {
                 self.unknown(a.raw().to_string());
@@ -121,11 +126,28 @@ impl Walk<'_> {
                         return;
                     }
                 },
-                "-c" | "--config-env" | "--exec-path" => {
+                "-c" => {
                     configured = true;
-                    if let Some(v) = value() {
-                        self.git_config_option(&v, by);
+                    match value() {
+                        Some(v) => update_refs |= self.git_config_option(&v, by),
+                        None => self.unknown(raw_of(&rest[i..(i + 2).min(rest.len())])),
                     }
+                }
+                // `key=ENVVAR`: the value is the variable's, which only the shell knows.
+                "--config-env" => {
+                    configured = true;
+                    match value() {
+                        Some(v) => {
+                            let key = v.split_once('=').map_or(v.as_str(), |(k, _)| k);
+                            update_refs |= self.git_setting(key, None, by);
+                        }
+                        None => self.unknown(raw_of(&rest[i..(i + 2).min(rest.len())])),
+                    }
+                }
+                // Given a folder, git runs its own programs from there.
+                "--exec-path" if glued.is_some() => {
+                    configured = true;
+                    self.git_runs_unseen(format!("its own programs from `{t}`"));
                 }
                 _ => {}
             }
@@ -134,12 +156,32 @@ impl Walk<'_> {
         let verb = rest.get(i).and_then(|a| a.text.clone());
         let args = &rest[(i + 1).min(rest.len())..];
         let configured = configured || self.git_env;
-        let reader = !configured && verb.as_deref().is_some_and(|v| git_reads(v, args));
+        let runs = verb.as_deref().map_or(Vec::new(), |v| verb_runs(v, args));
+        let reader =
+            !configured && runs.is_empty() && verb.as_deref().is_some_and(|v| git_reads(v, args));
+        for r in runs {
+            match r {
+                VerbRuns::Text(Some(text)) => self.nested_text(&text),
+                VerbRuns::Text(None) => {
+                    self.unknown(format!("what `git {}` runs", verb.as_deref().unwrap_or("")))
+                }
+                VerbRuns::Programs(dir) => {
+                    self.git_runs_unseen(format!("the hooks the templates in `{dir}` install"))
+                }
+                VerbRuns::Setting(Some(v)) => {
+                    self.git_config_option(&v, by);
+                }
+                VerbRuns::Setting(None) => self.unknown(format!(
+                    "a setting of `git {}`",
+                    verb.as_deref().unwrap_or("")
+                )),
+            }
+        }
         if verb.as_deref() == Some("config") {
             self.git_config(args);
         }
         if let Some(v) = verb.as_deref() {
-            self.branch_effects(v, &rest[i..], &work);
+            self.branch_effects(v, &rest[i..], &work, update_refs);
         }
         let program = format!("git {}", verb.as_deref().unwrap_or(""))
             .trim_end()
@@ -162,27 +204,60 @@ impl Walk<'_> {
         self.git_operands(args, &work, by);
     }
 
-    /// The value of `-c`, `--config-env` or `--exec-path`: an editor or an alias it sets, and
-    /// the paths it names.
-    fn git_config_option(&mut self, v: &str, by: &str) {
-        if let Some((key, val)) = v.split_once('=')
-            && matches!(
-                key.to_ascii_lowercase().as_str(),
-                "core.editor" | "sequence.editor"
-            )
-        {
-            self.editor |= !is_no_op_editor(val);
-        }
-        if let Some((key, val)) = v.split_once('=')
-            && key.to_ascii_lowercase().starts_with("alias.")
-        {
-            // `!text` is shell text; any other alias is more words for git.
-            match val.strip_prefix('!') {
-                Some(text) => self.nested_text(text),
-                None => self.nested_text(&format!("git {val}")),
-            }
-        }
+    /// The value of `-c` (`key=value`, or `key` alone for true): what the setting makes git
+    /// run or write, and the paths it names. True when it turns `rebase.updateRefs` on.
+    fn git_config_option(&mut self, v: &str, by: &str) -> bool {
+        let (key, value) = v.split_once('=').unwrap_or((v, "true"));
+        let update_refs = self.git_setting(key, Some(value), by);
         self.named(v, by);
+        update_refs
+    }
+
+    /// One setting git runs with (`value` is `None` when only the shell knows it), judged by
+    /// what git-config(1) says its value is. True when it turns `rebase.updateRefs` on.
+    fn git_setting(&mut self, key: &str, value: Option<&str>, by: &str) -> bool {
+        let kind = setting(key);
+        let Some(value) = value else {
+            if kind != Setting::Plain {
+                self.git_runs_unseen(format!("`{key}` set to a value only the shell knows"));
+            }
+            return kind == Setting::UpdatesRefs;
+        };
+        if matches!(
+            key.to_ascii_lowercase().as_str(),
+            "core.editor" | "sequence.editor"
+        ) {
+            self.editor |= !is_no_op_editor(value);
+        }
+        match kind {
+            Setting::Command => self.nested_text(value),
+            // `!text` is shell text; any other alias is more words for git.
+            Setting::Alias => match value.strip_prefix('!') {
+                Some(text) => self.nested_text(text),
+                None => self.nested_text(&format!("git {value}")),
+            },
+            Setting::BangCommand => {
+                if let Some(text) = value.strip_prefix('!') {
+                    self.nested_text(text);
+                }
+            }
+            Setting::FlagOrCommand if !runs_nothing(kind, value) => self.nested_text(value),
+            Setting::Programs if !runs_nothing(kind, value) => {
+                self.git_runs_unseen(format!("the programs `{key}={value}` lets it run"))
+            }
+            Setting::Include => {
+                self.git_runs_unseen(format!("the configuration `{key}={value}` reads"))
+            }
+            Setting::Place => {
+                for p in self.resolve(value) {
+                    self.emit(Effect::GitPlace(p));
+                }
+            }
+            Setting::Output if value.contains('/') => self.writes_path(value, by, true),
+            Setting::UpdatesRefs => return !is_false(value),
+            _ => {}
+        }
+        false
     }
 
     /// The words after a verb that writes: each may name a path, taken from where git works.
@@ -210,8 +285,12 @@ impl Walk<'_> {
 
     /// The branches git writes (see [`branch_writes`]), each judged in every place git may
     /// work: the folders it runs in and the repositories it is pointed at.
-    fn branch_effects(&mut self, verb: &str, from_verb: &[Arg], work: &[Dir]) {
-        let writes = branch_writes(verb, &from_verb[1..], self.piped, self.editor);
+    fn branch_effects(&mut self, verb: &str, from_verb: &[Arg], work: &[Dir], update_refs: bool) {
+        let mut writes = branch_writes(verb, &from_verb[1..], self.piped, self.editor);
+        // A rebase told to by configuration moves every branch pointing into what it rebases.
+        if update_refs && verb == "rebase" {
+            writes.refs.push(Ref::All);
+        }
         if let Some(b) = writes.checks_out {
             self.emit(Effect::ChecksOut(b));
         }
@@ -326,19 +405,33 @@ impl Walk<'_> {
     }
 }
 
+impl Walk<'_> {
+    /// Git would run programs the guard cannot read: `what` says which.
+    fn git_runs_unseen(&mut self, what: String) {
+        self.emit(Effect::Unreadable {
+            what: format!("git would run programs the guard cannot read: {what}"),
+            hint: "leave that out; a person sets git's configuration, hooks and templates".into(),
+        });
+    }
+}
+
+/// Git's spellings of false.
+fn is_false(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "false" | "no" | "off" | "0" | ""
+    )
+}
+
 /// Does this git verb (with these arguments) only read?
 fn git_reads(verb: &str, args: &[Arg]) -> bool {
     let texts: Vec<Option<&str>> = args.iter().map(|a| a.text.as_deref()).collect();
     let has = |f: &dyn Fn(&str) -> bool| texts.iter().any(|t| t.is_some_and(f));
     if GIT_READERS.contains(&verb) {
-        // `--output` writes a file; `--open-files-in-pager` and `--ext-diff` run programs.
-        return !has(&|t| {
-            t.starts_with("--output")
-                || t.starts_with("--open-files-in-pager")
-                || t == "-O"
-                || t == "--ext-diff"
-                || t.starts_with("--exec")
-        });
+        // `--output` writes a file; a pager for `grep`'s files and `--ext-diff` run programs.
+        let runs =
+            has(&|t| t.starts_with("--output") || t == "--ext-diff" || t.starts_with("--exec"));
+        return !(runs || verb == "grep" && grep_pager(args).0);
     }
     let operands = texts
         .iter()

@@ -6,6 +6,8 @@
 
 mod branches;
 mod git;
+mod git_programs;
+mod links;
 mod nested;
 mod places;
 mod programs;
@@ -58,6 +60,9 @@ pub enum Effect {
     ChecksOut(String),
     /// A place or program only the running shell knows.
     Unknown(String),
+    /// Something runs that the guard cannot read (git's configuration from another file, a
+    /// folder of hooks): `what` says what, `hint` the way forward.
+    Unreadable { what: String, hint: String },
 }
 
 /// A branch a git command writes.
@@ -95,6 +100,11 @@ pub fn names_branch(named: &str, branch: &str) -> bool {
         }
         None => pattern == target,
     }
+}
+
+/// `-` and `@{-N}`: a branch checked out before, which only git's reflog knows.
+pub fn names_previous(named: &str) -> bool {
+    named == "-" || named.starts_with("@{-")
 }
 
 /// What the guard knows of the agent's shell: its home and its `CDPATH`.

@@ -232,6 +232,14 @@ impl Walk<'_> {
             candidates.push(text);
         } else if !text.starts_with("--") && text.len() > 2 && text.is_char_boundary(2) {
             candidates.push(&text[2..]);
+            // A value glued after a bundle of flags (`tar -cf../x`): from any letter on.
+            for (at, c) in text.char_indices().skip(2) {
+                let prev = text[..at].chars().next_back().unwrap_or('-');
+                if matches!(c, '/' | '.' | '~') && prev.is_ascii_alphabetic() {
+                    candidates.push(&text[at..]);
+                    break;
+                }
+            }
         }
         let is_sep = |c: char| {
             !(c.is_alphanumeric()

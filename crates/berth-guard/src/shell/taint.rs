@@ -3,6 +3,7 @@
 //! redefines names. It only records on the walk; it never emits an effect of its own.
 
 use super::super::scan::{self, Op, Tok};
+use super::git_programs::picks_git_config;
 use super::programs::{EDITOR_VARIABLES, configures_git, is_no_op_editor};
 use super::walker::Walk;
 use super::words::is_assignment;
@@ -105,6 +106,9 @@ impl Walk<'_> {
         }
         if configures_git(name) {
             self.git_env = true;
+        }
+        if picks_git_config(name) && self.git_config_variable.is_none() {
+            self.git_config_variable = Some(name.to_string());
         }
         if unknown_value {
             self.tainted.insert(name.to_string());

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::super::scan::{self, Op, Redirect, Tok};
+use super::git_programs::names_a_command;
+use super::links::cp_links;
 use super::programs::{
     GIT_PLACE_VARIABLES, INTERPRETERS, SHELLS, WRAPPERS, copy_destination, exec_at, is_reader,
 };
@@ -38,6 +40,9 @@ pub(super) struct Walk<'e> {
     pub(super) tainted: HashSet<String>,
     /// The command configures git through its environment (`GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`).
     pub(super) git_env: bool,
+    /// A variable the command sets that makes git read configuration the guard does not see
+    /// (`HOME`, `GIT_CONFIG_GLOBAL`, `GIT_EXEC_PATH`, ...): git run anywhere in it is unknown.
+    pub(super) git_config_variable: Option<String>,
     /// Files this command writes, with their text when it is known (`cat > s.sh <<'EOF'`): a
     /// script run later in the same command is judged by that text.
     pub(super) written: std::collections::HashMap<PathBuf, Option<String>>,
@@ -80,6 +85,7 @@ impl<'e> Walk<'e> {
             chdir: None,
             tainted: HashSet::new(),
             git_env: false,
+            git_config_variable: None,
             redefines: None,
             written: std::collections::HashMap::new(),
             cwd: cwd.to_path_buf(),
@@ -94,7 +100,7 @@ impl Walk<'_> {
         if self.done {
             return;
         }
-        if matches!(e, Effect::Unknown(_)) {
+        if matches!(e, Effect::Unknown(_) | Effect::Unreadable { .. }) {
             self.done = true;
         }
         if self.seen.insert(e.clone()) {
@@ -287,6 +293,13 @@ impl Walk<'_> {
             }
             return;
         }
+        // `GIT_PAGER=<cmd>`, `GIT_SSH_COMMAND=<cmd>`: text git runs, judged as if typed.
+        if names_a_command(name) {
+            match value.as_deref() {
+                Some(v) => self.nested_text(v),
+                None => self.unknown(raw.to_string()),
+            }
+        }
         if let Some(v) = value {
             self.named(&v, &format!("`{name}=`"));
         }
@@ -464,7 +477,13 @@ impl Walk<'_> {
         if is_reader(program, rest) {
             return None;
         }
-        if let Some(dest) = copy_destination(program, rest) {
+        // Links and sed's own writes add paths; the words themselves are judged below.
+        if program == "ln" || cp_links(program, rest) {
+            self.link_targets(rest, &by);
+        } else if program == "sed" {
+            self.sed_scripts(rest, &by);
+        }
+        if let Some(dest) = copy_destination(program, rest).filter(|_| !cp_links(program, rest)) {
             // `cp ../primary/.env .env` reads the primary and writes only where it copies to.
             match dest {
                 Some(d) => self.writes_path(&d, &by, true),
