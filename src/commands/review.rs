@@ -6,6 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::landing::review::{self, Given, Row, State};
+use crate::orchestrator::{agents, identity};
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
 use crate::{clock, names};
@@ -21,7 +22,8 @@ refs/berth/reviews/<branch>, so they survive prune and a lost registry \
 (git cat-file -p refs/berth/reviews/<branch> shows one); a verdict goes with its branch \
 (remove --delete-branch, ship).\n\n\
 The session that holds a worktree (its author) cannot approve its own head unless \
-`git config berth.selfReview true`; it may reject it."
+`git config berth.selfReview true`; it may reject it. An agent (`BERTH_AGENT_LAYER` 1 or 2) may \
+reject but never approve: approving, like `ship`, is for a person or the master."
 )]
 pub struct ReviewArgs {
     #[command(subcommand)]
@@ -74,6 +76,7 @@ pub struct StatusArgs {
 pub fn run(ctx: &Context, args: &ReviewArgs, out: &mut dyn Write) -> Result<()> {
     match &args.action {
         Action::Approve(a) => {
+            identity::check_lands(agents::caller_layer()?, "approving a head")?;
             let given = review::give(ctx, &a.name, true, a.note.as_deref().unwrap_or(""))?;
             report(out, &given, a.json)
         }

@@ -10,6 +10,7 @@ use anyhow::Result;
 use crate::git::land::Strategy;
 use crate::landing::log;
 use crate::landing::ship::{self, Report, Request};
+use crate::orchestrator::{agents, identity};
 use crate::render::{Cell, Column, Cut, Paint, Row, Table, Terminal};
 use crate::repo::Context;
 use crate::{error, names};
@@ -76,6 +77,7 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
     if args.history {
         return log::print(ctx, args.json, out);
     }
+    identity::check_lands(agents::caller_layer()?, "landing work on the trunk")?;
     if args.message.is_some() && matches!(args.strategy, StrategyArg::Ff) {
         return Err(error::refuse_with_hint(
             "--message names the landing commit, and a fast-forward makes none",

@@ -55,6 +55,23 @@ pub fn check_layer1(caller: u8, command: &str) -> Result<()> {
     ))
 }
 
+/// A verdict `approve` and `ship` come from a person, the master or a pipeline's judge (layer 0),
+/// never from an agent at layer 1 or 2: an agent would otherwise approve or land its own work,
+/// or a helper the work of the agent that started it. `review reject` stays open to everyone.
+pub fn check_lands(caller: u8, what: &str) -> Result<()> {
+    if caller == 0 {
+        return Ok(());
+    }
+    Err(refuse_with_hint(
+        format!("{what} is for a person or the master; this is a layer-{caller} agent"),
+        format!(
+            "commit your work and tell the master it is ready; `{} review reject <name> --note \
+             <why>` stays open to you",
+            names::TOOL
+        ),
+    ))
+}
+
 /// `layer2` runs only where `BERTH_AGENT_LAYER` is exactly 1: a layer-2 agent of a layer-2
 /// agent would be deeper than [`MAX_DEPTH`].
 pub fn check_layer2(caller: u8) -> Result<()> {

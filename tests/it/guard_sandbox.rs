@@ -474,15 +474,15 @@ fn each_hatch_lets_a_trunk_write_through_and_only_at_exactly_one() {
 }
 
 #[test]
-fn a_trunk_write_is_blocked_with_the_ship_message_on_real_repositories() {
+fn a_trunk_write_is_blocked_on_real_repositories_with_no_hint_to_approve_or_ship() {
     let s = trunk_world("message", "main");
     let o = s.guard(&s.linked, &["--", "git push origin HEAD:main"], None);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         "git berth: blocked: `git push origin HEAD:main` moves the trunk main, which moves only \
-         through `git berth review` and `git berth ship`\n\
-         hint: git berth review approve <name> && git berth ship <name>\n"
+         when a person or the master lands reviewed work\n\
+         hint: commit on your worktree's own branch and tell the master it is ready\n"
     );
     // `berth.trunk` names the trunk: the primary's own branch is protected as well.
     let o = s.guard(&s.linked, &["--", "git branch -f home berth/x"], None);

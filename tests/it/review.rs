@@ -459,3 +459,48 @@ fn an_unreadable_verdict_is_one_unreadable_row_and_a_new_verdict_replaces_it() {
     let status = sb.berth_json(&repo, &["review", "status", "task", "--json"]);
     assert_eq!(status["reviews"][0]["review"], "approved");
 }
+
+#[test]
+fn an_agent_at_layer_one_or_two_may_not_approve_or_ship_but_may_reject() {
+    let sb = Sandbox::new();
+    let (repo, _wt, _) = with_work(&sb);
+    sb.git(&repo, &["config", "berth.selfReview", "true"]);
+    for layer in ["1", "2"] {
+        for args in [
+            &["review", "approve", "task"][..],
+            &["ship", "task"],
+            &["ship", "--all-approved"],
+        ] {
+            let mut cmd = sb.berth_command(&repo, args);
+            let out = cmd.env("BERTH_AGENT_LAYER", layer).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "{args:?} at layer {layer}: {err}"
+            );
+            assert!(
+                err.contains(&format!("this is a layer-{layer} agent"))
+                    && !err.contains("approve <"),
+                "{err}"
+            );
+        }
+        let mut cmd = sb.berth_command(&repo, &["review", "reject", "task", "--note", "no"]);
+        let out = cmd.env("BERTH_AGENT_LAYER", layer).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        field(&verdict_in_git(&sb, &repo).unwrap(), "verdict"),
+        "reject"
+    );
+    // A person (no layer) approves as before.
+    sb.berth_ok(&repo, &["review", "approve", "task"]);
+    assert_eq!(
+        field(&verdict_in_git(&sb, &repo).unwrap(), "verdict"),
+        "approve"
+    );
+}

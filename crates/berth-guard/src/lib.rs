@@ -125,10 +125,11 @@ impl Block {
                  (the primary checkout is protected)\n\
                  hint: a person sets it, in the primary checkout"
             ),
+            // No hint names approving or landing: those are not an agent's to do.
             Block::Trunk { what, .. } => format!(
-                "{tool}: blocked: {what}, which moves only through `{tool} review` and \
-                 `{tool} ship`\n\
-                 hint: {tool} review approve <name> && {tool} ship <name>"
+                "{tool}: blocked: {what}, which moves only when a person or the master lands \
+                 reviewed work\n\
+                 hint: commit on your worktree's own branch and tell the master it is ready"
             ),
             Block::Refused { what, hint } => format!("{tool}: blocked: {what}\nhint: {hint}"),
             // Only these two name the way out: finding the agent's pid for it reads `/proc`.
@@ -344,9 +345,9 @@ impl Judge<'_, '_> {
     fn effect(&mut self, effect: &Effect) -> Option<Block> {
         let (path, what) = match effect {
             Effect::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
-            Effect::Unreadable { what, hint } => {
+            Effect::Refused { what, hint } => {
                 return Some(Block::Refused {
-                    what: format!("{what} (the primary checkout is protected)"),
+                    what: what.clone(),
                     hint: hint.clone(),
                 });
             }
@@ -929,15 +930,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_trunk_write_is_blocked_with_ship_as_the_way_and_review_in_the_hint() {
+    fn a_trunk_write_is_blocked_and_its_hint_never_suggests_approving_or_landing() {
         let Decision::Block(b) = cmd("git push origin HEAD:main", LINKED) else {
             panic!("allowed")
         };
         assert_eq!(
             b.message(),
             "git berth: blocked: `git push origin HEAD:main` moves the trunk main, which moves \
-             only through `git berth review` and `git berth ship`\n\
-             hint: git berth review approve <name> && git berth ship <name>"
+             only when a person or the master lands reviewed work\n\
+             hint: commit on your worktree's own branch and tell the master it is ready"
         );
     }
 
@@ -971,19 +972,21 @@ pub(crate) mod tests {
 
     #[test]
     fn ship_and_review_do_not_pass_the_whitelist_in_the_primary_checkout() {
+        // Approving and landing are refused to agents anywhere; looking is not whitelisted.
         for c in [
             "git berth ship",
             "git berth ship auth",
             "git berth ship --all-approved",
             "git berth review approve auth",
-            "git berth review status",
         ] {
             let d = cmd(c, PRIMARY);
             assert!(
-                matches!(d, Decision::Block(Block::Primary { .. })),
+                matches!(d, Decision::Block(Block::Refused { .. })),
                 "{c}: {d:?}"
             );
         }
+        let d = cmd("git berth review status", PRIMARY);
+        assert!(matches!(d, Decision::Block(Block::Primary { .. })), "{d:?}");
     }
 
     #[test]

@@ -180,6 +180,9 @@ impl Walk<'_> {
         if verb.as_deref() == Some("config") {
             self.git_config(args);
         }
+        if verb.as_deref() == Some("berth") {
+            self.berth(args);
+        }
         if let Some(v) = verb.as_deref() {
             self.branch_effects(v, &rest[i..], &work, update_refs);
         }
@@ -408,8 +411,11 @@ impl Walk<'_> {
 impl Walk<'_> {
     /// Git would run programs the guard cannot read: `what` says which.
     fn git_runs_unseen(&mut self, what: String) {
-        self.emit(Effect::Unreadable {
-            what: format!("git would run programs the guard cannot read: {what}"),
+        self.emit(Effect::Refused {
+            what: format!(
+                "git would run programs the guard cannot read: {what} (the primary checkout is \
+                 protected)"
+            ),
             hint: "leave that out; a person sets git's configuration, hooks and templates".into(),
         });
     }

@@ -4,6 +4,7 @@
 //! depends on the running shell is reported as unknown, so the decision can fail closed. Every
 //! path is bounded: one walk over the scanned text, at most [`MAX_DIRS`] possible directories.
 
+mod berth;
 mod branches;
 mod git;
 mod git_programs;
@@ -60,9 +61,10 @@ pub enum Effect {
     ChecksOut(String),
     /// A place or program only the running shell knows.
     Unknown(String),
-    /// Something runs that the guard cannot read (git's configuration from another file, a
-    /// folder of hooks): `what` says what, `hint` the way forward.
-    Unreadable { what: String, hint: String },
+    /// Refused for a reason of the guard's own, which no way out of the primary answers: code
+    /// it cannot read would run (configuration from another file, a folder of hooks), or an
+    /// agent would approve or land work. `what` says what, `hint` the way forward.
+    Refused { what: String, hint: String },
 }
 
 /// A branch a git command writes.

@@ -100,7 +100,7 @@ impl Walk<'_> {
         if self.done {
             return;
         }
-        if matches!(e, Effect::Unknown(_) | Effect::Unreadable { .. }) {
+        if matches!(e, Effect::Unknown(_) | Effect::Refused { .. }) {
             self.done = true;
         }
         if self.seen.insert(e.clone()) {
@@ -437,6 +437,9 @@ impl Walk<'_> {
         if program == "git" {
             self.git(rest, redirects);
             return None;
+        }
+        if program == crate::names::BIN || program.ends_with(&format!("/{}", crate::names::BIN)) {
+            self.berth(rest);
         }
         if SHELLS.contains(&program) {
             self.shell(program, rest, redirects, pos);
