@@ -411,7 +411,8 @@ impl Locked {
             removing: self.removing.clone(),
             agents: self.agents.clone(),
         };
-        write_atomic(&self.store.path(), &file)
+        write_atomic(&self.store.path(), &file)?;
+        write_holders(&self.registry.worktrees, &self.agents)
     }
 
     /// Refuse unless the registry can be written (its folder takes a new file): checked before a
@@ -487,6 +488,55 @@ fn parse_file(text: &str) -> Result<Parsed, String> {
         worktrees: file.worktrees,
     };
     Ok((registry, file.removing, file.agents))
+}
+
+/// Who holds each worktree, as the guard reads it (`berth_guard::holders`): its claim and the
+/// agents berth launched there, written into the worktree's own admin folder where it changed.
+/// A worktree whose `.git` is gone has nothing left to keep out of.
+fn write_holders(worktrees: &[Record], agents: &[Agent]) -> Result<()> {
+    use berth_guard::holders::{self, Holder};
+    for record in worktrees {
+        let mut held: Vec<Holder> = record
+            .claim
+            .iter()
+            .map(|c| Holder {
+                pid: c.pid,
+                start: c.pid_start,
+                session: c.session.clone(),
+            })
+            .collect();
+        held.extend(
+            agents
+                .iter()
+                .filter(|a| a.worktree == record.path)
+                .filter_map(|a| {
+                    Some(Holder {
+                        pid: a.pid?,
+                        start: a.pid_start,
+                        session: a.session.clone(),
+                    })
+                }),
+        );
+        let dot_git = record.path.join(".git");
+        let admin = match berth_guard::probe::admin_of(&record.path, &dot_git) {
+            Ok(admin) if admin.is_dir() => admin,
+            _ => continue,
+        };
+        let path = admin.join(names::HOLDERS_FILE);
+        let now = std::fs::read_to_string(&path).ok();
+        if held.is_empty() {
+            if now.is_some() {
+                std::fs::remove_file(&path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+            }
+            continue;
+        }
+        let text = holders::render(&held);
+        if now.as_deref() != Some(text.as_str()) {
+            statefile::write_atomic(&path, text.as_bytes(), None)?;
+        }
+    }
+    Ok(())
 }
 
 fn write_atomic(path: &Path, file: &File) -> Result<()> {

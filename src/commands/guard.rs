@@ -42,6 +42,8 @@ pub struct Inputs {
     pub cdpath: Option<String>,
     /// Hook JSON, read only with `--runtime`; `Err` carries why stdin could not be read.
     pub stdin: Option<Result<String, String>>,
+    /// `BERTH_SESSION`: the caller's session, whose worktrees are its own.
+    pub session: Option<String>,
 }
 
 impl Inputs {
@@ -64,6 +66,9 @@ impl Inputs {
                 .map(PathBuf::from),
             cdpath: std::env::var("CDPATH").ok(),
             stdin,
+            session: std::env::var(crate::names::env::SESSION)
+                .ok()
+                .filter(|s| !s.is_empty()),
         }
     }
 }
@@ -135,6 +140,8 @@ pub fn answer_with(
             let env = crate::guard::shell::Env {
                 home: inputs.home.as_deref(),
                 cdpath: inputs.cdpath.as_deref(),
+                session: inputs.session.as_deref(),
+                agent: Some(crate::process::holder_pid),
             };
             decide_in(&inputs.hatches, &action, env, probe)
         }

@@ -18,6 +18,7 @@ mod examples;
 mod guard_adapters;
 mod guard_cli;
 mod guard_fuzz;
+mod guard_holders;
 mod guard_probe;
 mod guard_sandbox;
 mod hooks;

@@ -6,6 +6,7 @@
 //! or the registry. It also holds the two leaves both sides share, every user-visible name
 //! (`names`) and the process table (`process`); git berth re-exports them.
 
+pub mod holders;
 pub mod managed;
 pub mod names;
 pub mod probe;
@@ -166,7 +167,11 @@ pub fn decide(
     home: Option<&Path>,
     probe: &mut dyn FnMut(&Path) -> std::io::Result<Place>,
 ) -> Decision {
-    decide_in(hatches, action, shell::Env { home, cdpath: None }, probe)
+    let env = shell::Env {
+        home,
+        ..Default::default()
+    };
+    decide_in(hatches, action, env, probe)
 }
 
 /// [`decide`] with everything the guard knows of the agent's shell.
@@ -206,6 +211,9 @@ pub fn decide_in(
         branches: HashMap::new(),
         cwd: action.cwd.clone(),
         reals: HashMap::new(),
+        session: env.session.map(str::to_string),
+        agent: env.agent.map(Agent::Find),
+        held: HashMap::new(),
     };
     // The primary of where the agent stands is the one a path may contain.
     match judge.place(&action.cwd) {
@@ -299,8 +307,20 @@ struct Judge<'p, 'h> {
     branches: HashMap<PathBuf, probe::Branches>,
     /// Where the agent stands.
     cwd: PathBuf,
+    /// Who asks (see [`shell::Env`]).
+    session: Option<String>,
+    agent: Option<Agent>,
+    /// The live holder of each linked worktree written in that is not the caller, by root.
+    held: HashMap<PathBuf, Option<holders::Holder>>,
     /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
     reals: HashMap<std::ffi::OsString, PathBuf>,
+}
+
+/// The caller's agent process: how to find it, then what was found.
+#[derive(Clone, Copy)]
+enum Agent {
+    Find(fn() -> u32),
+    Found(u32),
 }
 
 impl Judge<'_, '_> {
@@ -435,7 +455,60 @@ impl Judge<'_, '_> {
                 what: format!("{what}, which holds it"),
             });
         }
+        // Another live session's worktree is not this agent's to change.
+        let writes = reaches_in || matches!(effect, Effect::Runs { reads: false, .. });
+        if writes && let Place::Linked { root, .. } = &place {
+            return self.foreign(root, &what);
+        }
         None
+    }
+
+    /// A block when the linked worktree at `root` is not where the agent stands and another
+    /// live session holds it (its claim, or an agent berth launched there).
+    fn foreign(&mut self, root: &Path, what: &str) -> Option<Block> {
+        if self.cwd.starts_with(root) {
+            return None;
+        }
+        let holder = match self.held.get(root) {
+            Some(h) => h.clone(),
+            None => {
+                let live = match probe::holders(root) {
+                    Ok(live) => live,
+                    Err(e) => {
+                        return Some(Block::Failed {
+                            what: e.to_string(),
+                        });
+                    }
+                };
+                let agent = match self.agent {
+                    Some(Agent::Find(find)) => {
+                        let pid = find();
+                        self.agent = Some(Agent::Found(pid));
+                        Some(pid)
+                    }
+                    Some(Agent::Found(pid)) => Some(pid),
+                    None => None,
+                };
+                let theirs = live
+                    .into_iter()
+                    .find(|h| !h.is(self.session.as_deref(), agent));
+                self.held.insert(root.to_path_buf(), theirs.clone());
+                theirs
+            }
+        }?;
+        Some(Block::Refused {
+            what: format!(
+                "{what}, in the worktree {} that another live session holds ({}, pid {})",
+                root.display(),
+                holder.session,
+                holder.pid
+            ),
+            hint: format!(
+                "work in your own worktree; to take this one over, ask its holder or the master \
+                 (`{} list` shows who holds what)",
+                crate::names::TOOL
+            ),
+        })
     }
 
     /// `by`, working at `dir`, writes `branch`: blocked when that is the trunk of the

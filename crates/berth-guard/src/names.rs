@@ -15,6 +15,10 @@ pub const REGISTRY_LOCK: &str = "registry.lock";
 /// Folder inside [`STATE_DIR`] with one record per git lock file berth is taking or holds (its
 /// path, berth's pid and start time), so that a lock a killed berth left is known to be its own.
 pub const LOCKS_DIR: &str = "locks";
+/// File in a linked worktree's own admin folder (`<common dir>/worktrees/<id>/`) that lists who
+/// holds the worktree, its claim and the agents berth launched there, for the guard to read
+/// without the registry. Git ignores it and removes it with the folder.
+pub const HOLDERS_FILE: &str = "berth-holders";
 /// Folder under `$XDG_DATA_HOME` (or `~/.local/share`) that holds worktrees and machine-wide state.
 pub const DATA_DIR: &str = "git-berth";
 

@@ -494,7 +494,7 @@ fn read_git_file(dir: &Path, dot_git: &Path) -> io::Result<GitFile> {
 
 /// The admin folder a `.git` file names (`gitdir: <admin>`, relative to `dir`, the folder that
 /// holds it).
-fn admin_of(dir: &Path, dot_git: &Path) -> io::Result<PathBuf> {
+pub fn admin_of(dir: &Path, dot_git: &Path) -> io::Result<PathBuf> {
     let text = read_small(dot_git, SMALL)?;
     let Some(gitdir) = first_line(&text)
         .strip_prefix(b"gitdir:")
@@ -512,6 +512,30 @@ fn admin_of(dir: &Path, dot_git: &Path) -> io::Result<PathBuf> {
         ));
     }
     Ok(dir.join(OsStr::from_bytes(gitdir)))
+}
+
+/// The live holders of the linked worktree at `root` (see [`crate::holders`]): none when it has
+/// no `.git` file, no holders file, or only holders whose process is gone.
+pub fn holders(root: &Path) -> io::Result<Vec<crate::holders::Holder>> {
+    let dot_git = root.join(".git");
+    let admin = match fs::symlink_metadata(&dot_git) {
+        Ok(meta) if meta.is_file() => admin_of(root, &dot_git)?,
+        Ok(_) => return Ok(Vec::new()),
+        Err(e) if is_missing(&e) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let path = admin.join(crate::names::HOLDERS_FILE);
+    let Some(text) = read_admin_file(&path, SMALL)? else {
+        return Ok(Vec::new());
+    };
+    let mut live = crate::holders::parse(&String::from_utf8_lossy(&text)).map_err(|line| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("cannot read {} at line {line}", path.display()),
+        )
+    })?;
+    live.retain(|h| crate::process::alive(h.pid, h.start));
+    Ok(live)
 }
 
 /// Whether the worktree admin folder `admin` names `<dir>/.git` in its `gitdir` file (absolute,

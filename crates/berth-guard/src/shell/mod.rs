@@ -114,6 +114,11 @@ pub fn names_previous(named: &str) -> bool {
 pub struct Env<'a> {
     pub home: Option<&'a Path>,
     pub cdpath: Option<&'a str>,
+    /// Who asks: the caller's session id (`BERTH_SESSION`), when set, and how to find its agent
+    /// process (looked up only when a write lands in another linked worktree). A worktree they
+    /// hold is theirs; one another live session holds is not.
+    pub session: Option<&'a str>,
+    pub agent: Option<fn() -> u32>,
 }
 
 /// Every effect of `command` run from `cwd`. An error means bash would not run the text as
@@ -145,7 +150,7 @@ mod tests {
     pub(super) fn fx(cmd: &str) -> Vec<Effect> {
         let env = Env {
             home: Some(Path::new("/home/u")),
-            cdpath: None,
+            ..Env::default()
         };
         effects(cmd, Path::new("/w"), env).expect("reads as shell")
     }
