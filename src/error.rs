@@ -126,10 +126,13 @@ fn without_os_error(text: &str) -> String {
 /// `hint: <the way out>` where there is one.
 pub fn report(err: &anyhow::Error) {
     let (line, hint) = render(err);
-    eprintln!("{}: {line}", crate::names::TOOL);
+    let mut text = format!("{}: {line}\n", crate::names::TOOL);
     if let Some(hint) = hint {
-        eprintln!("hint: {hint}");
+        text.push_str(&format!("hint: {hint}\n"));
     }
+    // As `ui::Ui` writes (which uses `render`, so this cannot use it): a closed stderr loses the
+    // message, and never panics the process that only wanted to say it.
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), text.as_bytes());
 }
 
 /// An I/O error as a person reads it: `permission denied`, `no space left on device`, without
@@ -145,11 +148,6 @@ pub fn io_reason(e: &std::io::Error) -> String {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// Print a warning as git does (`warning: ...`): something went wrong, and the command goes on.
-pub fn warn(what: impl fmt::Display) {
-    eprintln!("warning: {what}");
 }
 
 /// True when the error is a write to a reader that went away (`git berth list | head -1`): git

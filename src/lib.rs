@@ -20,6 +20,7 @@ pub mod seed;
 pub mod session;
 pub mod slug;
 pub mod statefile;
+pub mod ui;
 pub mod wiring;
 pub mod worktree;
 

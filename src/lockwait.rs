@@ -36,9 +36,12 @@ pub fn lock(path: &Path, what: &str) -> Result<Held> {
         Err(std::fs::TryLockError::WouldBlock) => {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
+            // Its callers (the registry, port blocks, trust file, landing log) hold no `Ui`; a
+            // plain one still never panics on a closed stderr.
+            let ui = crate::ui::Ui::stderr();
             match text.trim().parse::<u32>() {
-                Ok(pid) => eprintln!("waiting for {what} (held by pid {pid})"),
-                Err(_) => eprintln!("waiting for {what} (held by another process)"),
+                Ok(pid) => ui.status(format_args!("waiting for {what} (held by pid {pid})")),
+                Err(_) => ui.status(format_args!("waiting for {what} (held by another process)")),
             }
             file.lock()
                 .with_context(|| format!("cannot lock {}", path.display()))?;

@@ -43,7 +43,8 @@ pub struct Signals {
     pub color_ui: Option<String>,
     /// git's `color.pager`.
     pub color_pager: Option<String>,
-    pub stdout_terminal: bool,
+    /// The stream the text goes to (stdout for tables, stderr for status) is a terminal.
+    pub terminal: bool,
     /// git runs berth with its pager reading stdout (`pager.berth`): git sets `GIT_PAGER_IN_USE`.
     pub pager: bool,
     /// `TERM` is unset or `dumb`.
@@ -69,7 +70,7 @@ pub fn wants_colour(s: &Signals) -> bool {
     let shown = if s.pager {
         s.color_pager.as_deref().and_then(git_bool).unwrap_or(true)
     } else {
-        s.stdout_terminal
+        s.terminal
     };
     shown && !s.dumb
 }
@@ -109,23 +110,33 @@ fn utf8_locale(name: &str) -> bool {
     name.contains("utf-8") || name.contains("utf8")
 }
 
-impl Terminal {
-    /// What stdout is, and what the user asked for: `config` reads a git config value (`git -c`
-    /// included), so `color.ui` is read as every other setting is.
-    pub fn detect(config: impl Fn(&str) -> Option<String>) -> Terminal {
-        let env = |key: &str| std::env::var(key).ok().filter(|v| !v.is_empty());
-        let stdout_terminal = std::io::stdout().is_terminal();
-        let pager = env(GIT_PAGER_IN_USE).is_some_and(|v| git_bool(&v) == Some(true));
-        let signals = Signals {
+impl Signals {
+    /// The environment's and git config's colour settings, for text going to a stream that is a
+    /// `terminal` or not: one rule for stdout's tables and stderr's status.
+    pub fn detect(config: impl Fn(&str) -> Option<String>, terminal: bool) -> Signals {
+        Signals {
             no_color: env(names::env::NO_COLOR).is_some(),
             clicolor_force: env(CLICOLOR_FORCE).is_some_and(|v| v != "0"),
             color_ui: config(COLOR_UI),
             color_pager: config(COLOR_PAGER),
-            stdout_terminal,
-            pager,
+            terminal,
+            pager: env(GIT_PAGER_IN_USE).is_some_and(|v| git_bool(&v) == Some(true)),
             dumb: env(TERM).is_none_or(|t| t == "dumb"),
-        };
-        let shown = stdout_terminal || pager;
+        }
+    }
+}
+
+/// An environment variable, when set and not empty.
+fn env(key: &str) -> Option<String> {
+    std::env::var(key).ok().filter(|v| !v.is_empty())
+}
+
+impl Terminal {
+    /// What stdout is, and what the user asked for: `config` reads a git config value (`git -c`
+    /// included), so `color.ui` is read as every other setting is.
+    pub fn detect(config: impl Fn(&str) -> Option<String>) -> Terminal {
+        let signals = Signals::detect(config, std::io::stdout().is_terminal());
+        let shown = signals.terminal || signals.pager;
         let locale = LOCALE.iter().find_map(|key| env(key));
         Terminal {
             colour: wants_colour(&signals),
@@ -506,7 +517,7 @@ mod tests {
 
     fn signals() -> Signals {
         Signals {
-            stdout_terminal: true,
+            terminal: true,
             ..Signals::default()
         }
     }
@@ -515,7 +526,7 @@ mod tests {
     fn a_terminal_gets_colour_and_a_pipe_does_not() {
         assert!(wants_colour(&signals()));
         let pipe = Signals {
-            stdout_terminal: false,
+            terminal: false,
             ..signals()
         };
         assert!(!wants_colour(&pipe));
@@ -539,7 +550,7 @@ mod tests {
         let with = |ui: &str, terminal: bool| {
             wants_colour(&Signals {
                 color_ui: Some(ui.to_owned()),
-                stdout_terminal: terminal,
+                terminal,
                 ..Signals::default()
             })
         };

@@ -35,6 +35,8 @@ pub struct Context {
     pub standing: Standing,
     /// `--session`, when given.
     pub session_flag: Option<String>,
+    /// Where status goes: every layer below the command says what it does through this.
+    pub ui: crate::ui::Ui,
 }
 
 /// Why discovery from `cwd` failed, as a person acts on it: no repository here at all, or one
@@ -99,6 +101,7 @@ impl Context {
                 .workdir()
                 .map(real_or_same),
         };
+        let ui = crate::ui::Ui::detect(|key| config_string(&repo, key));
         Ok(Context {
             repo,
             common_dir,
@@ -106,6 +109,7 @@ impl Context {
             current,
             standing,
             session_flag: None,
+            ui,
         })
     }
 
@@ -129,11 +133,7 @@ impl Context {
 
     /// A `berth.*` (or any) config value, with `git -c` applied.
     pub fn config_string(&self, key: &str) -> Option<String> {
-        self.repo
-            .config_snapshot()
-            .string(key)
-            .map(|v| v.to_string())
-            .filter(|v| !v.is_empty())
+        config_string(&self.repo, key)
     }
 
     /// `berth.branchPrefix`, default `berth/`.
@@ -197,6 +197,14 @@ pub fn short_hash(bytes: &[u8]) -> String {
         hash = hash.wrapping_mul(0x0100_0193);
     }
     format!("{hash:08x}")
+}
+
+/// A config value of `repo`, with `git -c` applied; empty is unset.
+fn config_string(repo: &gix::Repository, key: &str) -> Option<String> {
+    repo.config_snapshot()
+        .string(key)
+        .map(|v| v.to_string())
+        .filter(|v| !v.is_empty())
 }
 
 #[cfg(test)]

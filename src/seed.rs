@@ -10,6 +10,8 @@ use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Context as _, Result};
 
+use crate::ui::Ui;
+
 /// How a path is brought over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -185,8 +187,9 @@ pub fn kind_at(root: &Path, rel: &Path) -> Kind {
 }
 
 /// Carry out a plan from `primary` into `worktree`. Nothing is ever written over what is there:
-/// each file is created new, each folder made new.
-pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
+/// each file is created new, each folder made new. A hard link that falls back to a copy is
+/// warned about on `ui`.
+pub fn apply(primary: &Path, worktree: &Path, items: &[Item], ui: &Ui) -> Result<()> {
     for item in items {
         let from = primary.join(&item.rel);
         let to = worktree.join(&item.rel);
@@ -195,7 +198,7 @@ pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
                 .with_context(|| format!("cannot create {}", parent.display()))?;
         }
         let done = match (item.mode, item.is_dir) {
-            (Mode::Link, false) => hard_link(&from, &to, &item.rel),
+            (Mode::Link, false) => hard_link(&from, &to, &item.rel, ui),
             (Mode::Link, true) => symlink_dir(&from, &to),
             (Mode::Copy, false) => copy_file(&from, &to),
             (Mode::Copy, true) => copy_dir(&from, &to),
@@ -213,12 +216,12 @@ pub fn apply(primary: &Path, worktree: &Path, items: &[Item]) -> Result<()> {
 
 /// A hard link as the seed line asked; across filesystems (worktrees may live on another one)
 /// there can be none, so the file is copied and the person told that edits will not be shared.
-fn hard_link(from: &Path, to: &Path, rel: &Path) -> std::io::Result<()> {
+fn hard_link(from: &Path, to: &Path, rel: &Path, ui: &Ui) -> std::io::Result<()> {
     match fs::hard_link(from, to) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
         Err(e) => {
-            crate::error::warn(format_args!(
+            ui.warn(format_args!(
                 "cannot hard-link {} ({e}); copied it instead, so edits are not shared",
                 rel.display()
             ));
@@ -369,6 +372,11 @@ fn walk(
 mod tests {
     use super::*;
 
+    /// A Ui whose lines go nowhere: these tests read the files, not what is said.
+    fn quiet() -> Ui {
+        Ui::to(std::io::sink())
+    }
+
     fn lines(text: &str) -> Vec<Line> {
         parse(text).unwrap()
     }
@@ -506,7 +514,7 @@ mod tests {
             item("deps", Mode::Copy, true),
             item("shared.db", Mode::Link, false),
         ];
-        apply(primary, wt, &items).unwrap();
+        apply(primary, wt, &items, &quiet()).unwrap();
         fs::write(wt.join(".env"), "KEY=1\nPORT=24000\n").unwrap();
         fs::write(wt.join("deps/inner/a.js"), "changed").unwrap();
         fs::write(primary.join("shared.db"), "v2").unwrap();
@@ -520,7 +528,7 @@ mod tests {
             "v2",
             "a hard link follows edits"
         );
-        let again = apply(primary, wt, &items[..1]).unwrap_err();
+        let again = apply(primary, wt, &items[..1], &quiet()).unwrap_err();
         assert!(
             format!("{again:#}").contains("cannot seed .env"),
             "{again:#}"
@@ -565,7 +573,7 @@ mod tests {
             mode: Mode::Copy,
             is_dir: true,
         };
-        apply(&dirs.primary, &dirs.wt, &[item]).unwrap();
+        apply(&dirs.primary, &dirs.wt, &[item], &quiet()).unwrap();
         let copied = dirs.wt.join("node_modules");
         let tool = fs::metadata(copied.join("pkg/bin/tool")).unwrap();
         assert_eq!(tool.permissions().mode() & 0o777, 0o755);

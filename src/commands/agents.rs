@@ -26,7 +26,8 @@ pub fn run(ctx: &Context, args: &AgentsArgs, out: &mut dyn Write) -> Result<()> 
         return super::write_json(out, &Report { agents: rows });
     }
     if rows.is_empty() {
-        eprintln!("no agents yet: start one with git berth layer1 <name> <branch>");
+        ctx.ui
+            .status("no agents yet: start one with git berth layer1 <name> <branch>");
         return Ok(());
     }
     let term = Terminal::detect(|key| ctx.config_string(key));

@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, args: &ClaimArgs, out: &mut dyn Write) -> Result<()> {
     if args.json {
         super::write_json(out, &claimed)
     } else {
-        eprintln!(
+        ctx.ui.status(format_args!(
             "{} '{}' for session {}",
             if claimed.already_held {
                 "already claimed"
@@ -30,7 +30,7 @@ pub fn run(ctx: &Context, args: &ClaimArgs, out: &mut dyn Write) -> Result<()> {
             },
             claimed.name,
             claimed.session
-        );
+        ));
         writeln!(out, "{}", claimed.path.display())?;
         Ok(())
     }

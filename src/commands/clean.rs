@@ -29,10 +29,8 @@ pub fn run(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> Result<()> {
             .as_deref()
             .is_some_and(|r| r.starts_with("broken:"))
     }) {
-        eprintln!(
-            "hint: {}",
-            crate::worktree::judge::broken_hint(&broken.name)
-        );
+        ctx.ui
+            .hint(crate::worktree::judge::broken_hint(&broken.name));
     }
     if args.json {
         return super::write_json(out, &report);

@@ -17,6 +17,7 @@ use crate::landing::forecast::{self, Candidate, Forecast, Lines};
 use crate::registry::Store;
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
+use crate::ui::Ui;
 
 /// At most this many commits are listed per worktree.
 const MAX_COMMITS: usize = 20;
@@ -97,7 +98,7 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
         .collect();
     let overview = Overview {
         conflicts: overlaps(&works),
-        forecast: forecast::forecast(&ctx.repo, &candidates),
+        forecast: forecast::forecast(&ctx.repo, &candidates, &ctx.ui),
         trunk,
         worktrees: works,
     };
@@ -105,6 +106,7 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
         super::write_json(out, &overview)
     } else {
         human(
+            &ctx.ui,
             out,
             &overview,
             &Terminal::detect(|key| ctx.config_string(key)),
@@ -186,9 +188,9 @@ pub fn overlaps(works: &[Work]) -> Vec<Overlap> {
 
 /// The overview a person reads: one aligned line per worktree with work to merge, its newest
 /// commits under it, the rest named on one line, then the forecast.
-fn human(out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()> {
+fn human(ui: &Ui, out: &mut dyn Write, overview: &Overview, term: &Terminal) -> Result<()> {
     if overview.worktrees.is_empty() {
-        eprintln!("no worktrees to collect");
+        ui.status("no worktrees to collect");
         return Ok(());
     }
     let (idle, busy): (Vec<&Work>, Vec<&Work>) =

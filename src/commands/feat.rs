@@ -26,7 +26,10 @@ pub fn run(ctx: &Context, args: &FeatArgs, out: &mut dyn Write) -> Result<()> {
     identity::check_layer1(agents::caller_layer()?, "feat")?;
     let feat = agents::feat(ctx, &args.branch, args.backend)?;
     if let Some(pane) = &feat.pane {
-        eprintln!("opened a shell tab ({pane}) in {}", feat.path.display());
+        ctx.ui.status(format_args!(
+            "opened a shell tab ({pane}) in {}",
+            feat.path.display()
+        ));
     }
     if args.json {
         return super::write_json(out, &feat);

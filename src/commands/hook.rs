@@ -111,14 +111,14 @@ fn remove(input: &HookInput) -> Result<()> {
         std::slice::from_ref(&record.name),
         false,
         false,
-        &mut |done| eprintln!("{done}"),
+        &mut |done| ctx.ui.status(done),
     );
     if let Err(err) = removed {
         // Claude Code only logs a failed WorktreeRemove; keeping work is the expected outcome.
         let (line, hint) = render(&err);
-        crate::error::warn(format_args!("kept {}: {line}", path.display()));
+        ctx.ui.warn(format_args!("kept {}: {line}", path.display()));
         if let Some(hint) = hint {
-            eprintln!("hint: {hint}");
+            ctx.ui.hint(hint);
         }
     }
     Ok(())

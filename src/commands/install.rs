@@ -102,10 +102,10 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
     {
         let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&checkout))?;
         if in_force.iter().next().is_none() {
-            eprintln!(
+            ctx.ui.status(format_args!(
                 "no worktree hooks; add some with {} install --setup <cmd> [--teardown <cmd>] [--ports <n>]",
                 names::TOOL
-            );
+            ));
         }
         let committed = committed_hooks(ctx);
         let hooks: Vec<Shown> = in_force
@@ -130,7 +130,7 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
             writeln!(out, "{:<9} {}  ({}{note})", h.name, h.value, h.location)?;
         }
         if hooks.iter().any(|h| h.committed == Some(false)) {
-            eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
+            ctx.ui.hint(hooks::UNCOMMITTED_HINT);
         }
         return Ok(());
     }
@@ -185,7 +185,7 @@ pub fn run(ctx: &Context, args: &InstallArgs, out: &mut dyn Write) -> Result<()>
         }
     }
     if !args.local {
-        eprintln!("hint: {}", crate::hooks::UNCOMMITTED_HINT);
+        ctx.ui.hint(crate::hooks::UNCOMMITTED_HINT);
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use crate::registry::{SetupState, Store};
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
 use crate::session::{self, Hold};
+use crate::ui::Ui;
 
 #[derive(Debug, clap::Args)]
 pub struct ListArgs {
@@ -182,7 +183,7 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
         if registry.worktrees.is_empty() && !args.all {
             return say_unmanaged(ctx, &registry);
         }
-        table(out, &listing.worktrees, &mine, args.full, &term)
+        table(&ctx.ui, out, &listing.worktrees, &mine, args.full, &term)
     }
 }
 
@@ -283,21 +284,26 @@ fn say_unmanaged(ctx: &Context, registry: &crate::registry::Registry) -> Result<
         })
         .collect();
     if others.is_empty() {
-        eprintln!("no worktrees yet; make one with {tool} add <name>");
+        ctx.ui.status(format_args!(
+            "no worktrees yet; make one with {tool} add <name>"
+        ));
     } else {
         let plural = if others.len() == 1 { "" } else { "s" };
-        eprintln!(
+        ctx.ui.status(format_args!(
             "no managed worktrees, but git has {} linked worktree{plural} that {tool} does not \
              manage: {}",
             others.len(),
             others.join(", ")
-        );
-        eprintln!("hint: `{tool} list --all` shows them; `{tool} setup` run inside one adopts it");
+        ));
+        ctx.ui.hint(format_args!(
+            "`{tool} list --all` shows them; `{tool} setup` run inside one adopts it"
+        ));
     }
     Ok(())
 }
 
 fn table(
+    ui: &Ui,
     out: &mut dyn Write,
     rows: &[Row],
     mine: &HashSet<String>,
@@ -305,7 +311,7 @@ fn table(
     term: &Terminal,
 ) -> Result<()> {
     if rows.is_empty() {
-        eprintln!("no worktree matches (`--mine` and `--status` filter the list)");
+        ui.status("no worktree matches (`--mine` and `--status` filter the list)");
         return Ok(());
     }
     let mut columns = vec![

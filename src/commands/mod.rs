@@ -82,7 +82,7 @@ impl LaunchArgs {
                 here: self.here,
             },
         )?;
-        print_launched(out, &launched, self.json)
+        print_launched(&ctx.ui, out, &launched, self.json)
     }
 }
 
@@ -98,12 +98,13 @@ pub struct Agent {
 /// What `layer1`, `layer2`, `spawn` and `respawn` print: the agent's worktree on stdout (or its
 /// record with `--json`), where it runs on stderr.
 pub fn print_launched(
+    ui: &crate::ui::Ui,
     out: &mut dyn Write,
     launched: &crate::orchestrator::agents::Launched,
     json: bool,
 ) -> Result<()> {
     let agent = &launched.agent;
-    eprintln!(
+    ui.status(format_args!(
         "agent '{}' (layer {}, {}) runs in {} pane {} in {}",
         agent.name,
         agent.layer,
@@ -111,9 +112,9 @@ pub fn print_launched(
         agent.backend,
         agent.pane.as_deref().unwrap_or("-"),
         agent.worktree.display()
-    );
+    ));
     if let Some(attach) = &launched.attach {
-        eprintln!("hint: watch it with: {attach}");
+        ui.hint(format_args!("watch it with: {attach}"));
     }
     if json {
         return write_json(out, launched);

@@ -120,7 +120,7 @@ pub fn run(ctx: &Context, args: &PruneArgs, out: &mut dyn Write) -> Result<()> {
         )?;
     }
     if plan.is_empty() {
-        eprintln!("nothing to prune");
+        ctx.ui.status("nothing to prune");
     }
     Ok(())
 }

@@ -22,7 +22,7 @@ pub fn run(ctx: &Context, args: &ReleaseArgs, out: &mut dyn Write) -> Result<()>
     if args.json {
         super::write_json(out, &released)
     } else {
-        eprintln!(
+        ctx.ui.status(format_args!(
             "{} '{}'",
             if released.released {
                 "released"
@@ -30,7 +30,7 @@ pub fn run(ctx: &Context, args: &ReleaseArgs, out: &mut dyn Write) -> Result<()>
                 "nobody held"
             },
             released.name
-        );
+        ));
         Ok(())
     }
 }

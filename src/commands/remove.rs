@@ -55,7 +55,7 @@ pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> 
         &args.names,
         args.force,
         args.delete_branch,
-        &mut |done| eprintln!("{done}"),
+        &mut |done| ctx.ui.status(done),
     )?;
     let (kept, removed): (Vec<_>, Vec<_>) = removed.into_iter().partition(|r| r.kept.is_some());
     let names: Vec<String> = kept.iter().map(|r| format!("'{}'", r.name)).collect();

@@ -22,5 +22,5 @@ pub struct RespawnArgs {
 
 pub fn run(ctx: &Context, args: &RespawnArgs, out: &mut dyn Write) -> Result<()> {
     let launched = agents::respawn(ctx, &args.agent, args.worktree.as_deref())?;
-    super::print_launched(out, &launched, args.json)
+    super::print_launched(&ctx.ui, out, &launched, args.json)
 }

@@ -9,6 +9,7 @@ use crate::landing::review::{self, Given, Row, State};
 use crate::orchestrator::{agents, identity};
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
+use crate::ui::Ui;
 use crate::{clock, names};
 
 #[derive(Debug, clap::Args)]
@@ -78,11 +79,11 @@ pub fn run(ctx: &Context, args: &ReviewArgs, out: &mut dyn Write) -> Result<()> 
         Action::Approve(a) => {
             identity::check_lands(agents::caller_layer()?, "approving a head")?;
             let given = review::give(ctx, &a.name, true, a.note.as_deref().unwrap_or(""))?;
-            report(out, &given, a.json)
+            report(&ctx.ui, out, &given, a.json)
         }
         Action::Reject(a) => {
             let given = review::give(ctx, &a.name, false, &a.note)?;
-            report(out, &given, a.json)
+            report(&ctx.ui, out, &given, a.json)
         }
         Action::Status(a) => {
             let overview = review::overview(ctx, a.name.as_deref())?;
@@ -90,16 +91,16 @@ pub fn run(ctx: &Context, args: &ReviewArgs, out: &mut dyn Write) -> Result<()> 
                 super::write_json(out, &overview)
             } else {
                 let term = Terminal::detect(|key| ctx.config_string(key));
-                table(out, &overview.reviews, &term)
+                table(&ctx.ui, out, &overview.reviews, &term)
             }
         }
     }
 }
 
-/// What was recorded: JSON on stdout with `--json`, otherwise a line on stderr.
-fn report(out: &mut dyn Write, given: &Given, json: bool) -> Result<()> {
+/// What was recorded: JSON on stdout with `--json`, otherwise a line on `ui`.
+fn report(ui: &Ui, out: &mut dyn Write, given: &Given, json: bool) -> Result<()> {
     if given.dirty {
-        crate::error::warn(format_args!(
+        ui.warn(format_args!(
             "worktree '{}' has uncommitted changes; the approval covers commit {} only \
              (ship refuses a dirty worktree)",
             given.name,
@@ -113,19 +114,22 @@ fn report(out: &mut dyn Write, given: &Given, json: bool) -> Result<()> {
         Some(old) => format!(", replacing {} by {}", old.word(), old.reviewer),
         None => String::new(),
     };
-    eprintln!(
+    ui.status(format_args!(
         "{} '{}' ({} at {}){replaced}",
         given.verdict.word(),
         given.name,
         given.branch,
         crate::git::short(&given.verdict.commit.to_string())
-    );
+    ));
     Ok(())
 }
 
-fn table(out: &mut dyn Write, rows: &[Row], term: &Terminal) -> Result<()> {
+fn table(ui: &Ui, out: &mut dyn Write, rows: &[Row], term: &Terminal) -> Result<()> {
     if rows.is_empty() {
-        eprintln!("no worktrees yet; make one with {} add <name>", names::TOOL);
+        ui.status(format_args!(
+            "no worktrees yet; make one with {} add <name>",
+            names::TOOL
+        ));
         return Ok(());
     }
     let now = clock::now();

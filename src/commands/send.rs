@@ -25,6 +25,7 @@ pub struct SendArgs {
 
 pub fn run(ctx: &Context, args: &SendArgs, _out: &mut dyn Write) -> Result<()> {
     agents::send(ctx, &args.agent, &args.text.join(" "))?;
-    eprintln!("sent to agent '{}'", args.agent);
+    ctx.ui
+        .status(format_args!("sent to agent '{}'", args.agent));
     Ok(())
 }

@@ -107,7 +107,8 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
         let dir = ctx.primary.clone().or_else(|| ctx.current.clone());
         let dir = dir.unwrap_or_else(|| ctx.common_dir.clone());
         let remote = crate::git::program::push(&ctx.repo, &dir, &report.trunk)?;
-        eprintln!("pushed {} to {remote}", report.trunk);
+        ctx.ui
+            .status(format_args!("pushed {} to {remote}", report.trunk));
     }
     if report.refused > 0 {
         let refused: Vec<&str> = report
@@ -129,10 +130,10 @@ pub fn run(ctx: &Context, args: &ShipArgs, out: &mut dyn Write) -> Result<()> {
         )));
     }
     if report.worktrees.is_empty() {
-        eprintln!(
+        ctx.ui.status(format_args!(
             "nothing to ship: no worktree is approved (see {} review status)",
             names::TOOL
-        );
+        ));
     }
     Ok(())
 }

@@ -60,10 +60,10 @@ pub fn run(ctx: &Context, args: &StopArgs, out: &mut dyn Write) -> Result<()> {
         super::write_json(out, &Report { agents: stopped })?;
     } else {
         if stopped.is_empty() {
-            eprintln!("no live agents to stop");
+            ctx.ui.status("no live agents to stop");
         }
         for s in &stopped {
-            eprintln!("{}", line(s));
+            ctx.ui.status(line(s));
         }
     }
     match stuck.first() {

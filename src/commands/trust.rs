@@ -43,12 +43,15 @@ pub fn run(ctx: &Context, args: &TrustArgs, out: &mut dyn Write) -> Result<()> {
         .flatten()
         .collect();
     if scripts.is_empty() {
-        eprintln!("no setup, teardown or gate hook here to trust");
+        ctx.ui
+            .status("no setup, teardown or gate hook here to trust");
     }
     let mut newly_trusted = 0;
     if !args.show && !scripts.is_empty() {
         newly_trusted = hooks::trust(&ctx.common_dir, &scripts)?;
-        eprintln!("{newly_trusted} hook content(s) newly trusted");
+        ctx.ui.status(format_args!(
+            "{newly_trusted} hook content(s) newly trusted"
+        ));
     }
     let mut rows = Vec::new();
     for hook in scripts {

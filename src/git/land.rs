@@ -10,6 +10,7 @@ use anyhow::{Context as _, Result};
 use gix::objs::Write as _;
 
 use super::gix_err;
+use crate::ui::Ui;
 
 /// How a worktree's branch becomes part of the trunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -266,6 +267,7 @@ pub fn bring_checkout_along(
     old: gix::ObjectId,
     new: gix::ObjectId,
     held: &Path,
+    ui: &Ui,
 ) -> Result<usize> {
     let dir = checkout
         .workdir()
@@ -274,7 +276,7 @@ pub fn bring_checkout_along(
     let index_path = checkout.index_path();
     let lock_path = super::locks::lock_of(&index_path);
     let common = checkout.common_dir();
-    super::locks::clear_dead(common);
+    super::locks::clear_dead(common, ui);
     let _taking = super::locks::taking(common, std::slice::from_ref(&lock_path))?;
     let lock = gix::lock::File::acquire_to_update_resource(
         &index_path,
@@ -302,10 +304,10 @@ pub fn bring_checkout_along(
     // Tests stop here, the index locked and no file touched yet, to kill it.
     super::locks::test_pause("BERTH_TEST_PAUSE_INDEX_LOCKED_MS");
     if super::head(checkout) != Some(new) {
-        eprintln!(
+        ui.status(format_args!(
             "{} is no longer on the landed commit; it is left as it is",
             dir.display()
-        );
+        ));
         return Ok(0);
     }
     let (old_tree, new_tree) = (tree_of(checkout, old)?, tree_of(checkout, new)?);

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use anyhow::{Context as _, Result};
 
 use crate::names;
+use crate::ui::Ui;
 
 /// The record of locks this process is taking or holds; dropping it says they are given back.
 #[must_use = "the record must live until the locks are given back"]
@@ -104,10 +105,10 @@ fn holder_alive((pid, start): (u32, Option<u64>)) -> bool {
 }
 
 /// Remove the git lock files that berth processes now gone left under `common_dir`, and their
-/// records; say each on stderr. A lock is removed only when its record's holder is gone, it was
+/// records; say each on `ui`. A lock is removed only when its record's holder is gone, it was
 /// made after that record (so it is not one the holder found and waited for), and no live berth
 /// has recorded it since. Every command's recovery and `prune` call this; so does every ref edit.
-pub fn clear_dead(common_dir: &Path) -> Vec<PathBuf> {
+pub fn clear_dead(common_dir: &Path, ui: &Ui) -> Vec<PathBuf> {
     let all = records(common_dir);
     let mut removed = Vec::new();
     for record in all.iter().filter(|r| !holder_alive(r.holder)) {
@@ -120,12 +121,12 @@ pub fn clear_dead(common_dir: &Path) -> Vec<PathBuf> {
                 .iter()
                 .any(|r| r.path != record.path && holder_alive(r.holder) && r.locks.contains(lock));
             if made >= record.written && !taken_again && std::fs::remove_file(lock).is_ok() {
-                eprintln!(
+                ui.status(format_args!(
                     "removed {}, which a killed {} (pid {}) left",
                     lock.display(),
                     names::TOOL,
                     record.holder.0
-                );
+                ));
                 removed.push(lock.clone());
             }
         }
@@ -205,7 +206,10 @@ mod tests {
         let lock = common.join("packed-refs.lock");
         dead_record(&common, &lock);
         std::fs::write(&lock, "").unwrap();
-        assert_eq!(clear_dead(&common), vec![lock.clone()]);
+        assert_eq!(
+            clear_dead(&common, &Ui::to(std::io::sink())),
+            vec![lock.clone()]
+        );
         assert!(!lock.exists());
         assert_eq!(std::fs::read_dir(records_dir(&common)).unwrap().count(), 0);
         std::fs::remove_dir_all(&common).unwrap();
@@ -224,7 +228,7 @@ mod tests {
             .set_modified(before)
             .unwrap();
         dead_record(&common, &lock);
-        assert!(clear_dead(&common).is_empty());
+        assert!(clear_dead(&common, &Ui::to(std::io::sink())).is_empty());
         assert!(lock.exists());
         std::fs::remove_dir_all(&common).unwrap();
     }
@@ -237,7 +241,7 @@ mod tests {
         let _mine = taking(&common, std::slice::from_ref(&lock)).unwrap();
         std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
         std::fs::write(&lock, "").unwrap();
-        assert!(clear_dead(&common).is_empty());
+        assert!(clear_dead(&common, &Ui::to(std::io::sink())).is_empty());
         assert!(lock.exists());
         std::fs::remove_dir_all(&common).unwrap();
     }

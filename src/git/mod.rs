@@ -43,6 +43,7 @@ pub fn delete_branch(
     repo: &gix::Repository,
     short: &str,
     expected: gix::ObjectId,
+    ui: &crate::ui::Ui,
 ) -> anyhow::Result<()> {
     let name = branch_ref(short)?;
     // gix takes the config's lock to drop `branch.<name>` even when there is none, and a kill
@@ -71,11 +72,11 @@ pub fn delete_branch(
             name,
             deref: false,
         };
-        return refs::edit_recorded(repo, edit, &[])
+        return refs::edit_recorded(repo, edit, &[], ui)
             .map_err(|e| e.context(format!("cannot delete branch '{short}'")));
     }
     let common = repo.common_dir();
-    locks::clear_dead(common);
+    locks::clear_dead(common, ui);
     let _taking = locks::taking(
         common,
         &[
@@ -146,6 +147,7 @@ pub fn delete_branch_at(
     repo: &gix::Repository,
     short: &str,
     expected: gix::ObjectId,
+    ui: &crate::ui::Ui,
 ) -> anyhow::Result<refs::Swap> {
     let name = branch_ref(short)?.to_string();
     let moved = |now: Option<gix::ObjectId>| match now {
@@ -156,7 +158,7 @@ pub fn delete_branch_at(
     if now != Some(expected) {
         return Ok(moved(now));
     }
-    match delete_branch(repo, short, expected) {
+    match delete_branch(repo, short, expected, ui) {
         Ok(()) => Ok(refs::Swap::Done),
         // It moved between the look and the delete: the delete refused, as it must.
         Err(err) => match refs::target(repo, &name)? {

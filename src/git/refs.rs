@@ -12,6 +12,7 @@ use anyhow::{Context as _, Result};
 use gix::refs::transaction::{Change, PreviousValue, RefEdit, RefLog};
 
 use super::locks;
+use crate::ui::Ui;
 
 /// What a compare-and-swap found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,12 +76,13 @@ pub fn swap(
     expected: Option<gix::ObjectId>,
     new: gix::ObjectId,
     message: &str,
+    ui: &Ui,
 ) -> Result<Swap> {
     let full = full_name(name)?;
     let common = repo.common_dir();
     let path = locks::ref_path(common, &full);
     let lock_path = locks::lock_of(&path);
-    locks::clear_dead(common);
+    locks::clear_dead(common, ui);
     let _taking = locks::taking(common, std::slice::from_ref(&lock_path))?;
     let mut lock = gix::lock::File::acquire_to_update_resource(
         &path,
@@ -178,7 +180,12 @@ fn append_reflog(
 
 /// Delete `name`, but only while it still points at `expected`. A ref that is already gone is
 /// [`Swap::Done`].
-pub fn delete(repo: &gix::Repository, name: &str, expected: gix::ObjectId) -> Result<Swap> {
+pub fn delete(
+    repo: &gix::Repository,
+    name: &str,
+    expected: gix::ObjectId,
+    ui: &Ui,
+) -> Result<Swap> {
     let edit = RefEdit {
         change: Change::Delete {
             expected: previous(Some(expected)),
@@ -187,7 +194,7 @@ pub fn delete(repo: &gix::Repository, name: &str, expected: gix::ObjectId) -> Re
         name: full_name(name)?,
         deref: false,
     };
-    match carry_out(repo, name, Some(expected), edit)? {
+    match carry_out(repo, name, Some(expected), edit, ui)? {
         Swap::Moved(None) => Ok(Swap::Done),
         swap => Ok(swap),
     }
@@ -202,12 +209,12 @@ fn previous(expected: Option<gix::ObjectId>) -> PreviousValue {
 
 /// Delete `name` whatever it points at, also a value written while this runs: a few tries, each
 /// from the value just read. A ref that is not there is deleted already.
-pub fn delete_any(repo: &gix::Repository, name: &str) -> Result<()> {
+pub fn delete_any(repo: &gix::Repository, name: &str, ui: &Ui) -> Result<()> {
     for _ in 0..5 {
         let Some(id) = target(repo, name)? else {
             return Ok(());
         };
-        if delete(repo, name, id)? == Swap::Done {
+        if delete(repo, name, id, ui)? == Swap::Done {
             return Ok(());
         }
     }
@@ -227,8 +234,9 @@ fn carry_out(
     name: &str,
     expected: Option<gix::ObjectId>,
     edit: RefEdit,
+    ui: &Ui,
 ) -> Result<Swap> {
-    match edit_recorded(repo, edit, &[]) {
+    match edit_recorded(repo, edit, &[], ui) {
         Ok(()) => Ok(Swap::Done),
         Err(err) => {
             let now = target(repo, name)?;
@@ -244,7 +252,12 @@ fn carry_out(
 /// `packed-refs.lock` (gix takes it to delete, as git does), and `also` (`config.lock` when a
 /// branch's config goes with it). A lock left by a killed berth is cleared first; one berth
 /// cannot prove its own makes a one-line error that names it.
-pub fn edit_recorded(repo: &gix::Repository, edit: RefEdit, also: &[PathBuf]) -> Result<()> {
+pub fn edit_recorded(
+    repo: &gix::Repository,
+    edit: RefEdit,
+    also: &[PathBuf],
+    ui: &Ui,
+) -> Result<()> {
     let name = edit.name.as_bstr().to_string();
     let common = repo.common_dir();
     let mut taken = vec![
@@ -252,7 +265,7 @@ pub fn edit_recorded(repo: &gix::Repository, edit: RefEdit, also: &[PathBuf]) ->
         common.join("packed-refs.lock"),
     ];
     taken.extend_from_slice(also);
-    locks::clear_dead(common);
+    locks::clear_dead(common, ui);
     let _taking = locks::taking(common, &taken)?;
     let what = match edit.change {
         Change::Delete { .. } => format!("delete {name}"),

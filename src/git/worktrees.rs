@@ -2,7 +2,6 @@
 //! which gix 0.91 lacks and is written here the way `git worktree prune` works.
 
 use std::fs;
-use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,6 +10,7 @@ use anyhow::{Context as _, Result};
 
 use crate::error;
 use crate::paths::real_or_same;
+use crate::ui::Ui;
 
 /// A linked worktree as git records it.
 #[derive(Debug, Clone)]
@@ -61,14 +61,16 @@ pub enum Checkout<'a> {
 }
 
 /// Create a linked worktree at `path`. A branch created here is deleted again if the worktree
-/// cannot be made, so a failed add leaves nothing behind.
-pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Result<()> {
+/// cannot be made, so a failed add leaves nothing behind. The checkout's progress is drawn on
+/// `ui` when it shows progress.
+pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>, ui: &Ui) -> Result<()> {
     let (branch, created) = match checkout {
         Checkout::NewBranch { branch, at, from } => {
             let name = super::branch_ref(branch)?;
             let message = format!("branch: Created from {from}");
-            let created = super::refs::swap(repo, &name.as_bstr().to_string(), None, at, &message)
-                .with_context(|| format!("cannot create branch '{branch}'"))?;
+            let created =
+                super::refs::swap(repo, &name.as_bstr().to_string(), None, at, &message, ui)
+                    .with_context(|| format!("cannot create branch '{branch}'"))?;
             if let super::refs::Swap::Moved(_) = created {
                 return Err(error::refuse_with_hint(
                     format!("branch '{branch}' already exists"),
@@ -81,7 +83,7 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
     };
     let interrupt = AtomicBool::new(false);
     let root = gix::progress::tree::Root::new();
-    let reporter = ProgressLine::start(&root);
+    let reporter = ProgressLine::start(&root, ui);
     let added = repo.add_worktree(
         path,
         gix::worktree::add::Head::Attached(branch.clone()),
@@ -91,7 +93,7 @@ pub fn create(repo: &gix::Repository, path: &Path, checkout: Checkout<'_>) -> Re
     reporter.finish();
     if let Err(err) = added {
         if let Some(at) = created {
-            let _ = super::refs::delete(repo, &branch.as_bstr().to_string(), at);
+            let _ = super::refs::delete(repo, &branch.as_bstr().to_string(), at, ui);
         }
         if let Some(gix::worktree::add::Error::CheckedOut { worktree_dirs, .. }) =
             err.downcast_any_ref::<gix::worktree::add::Error>()
@@ -329,18 +331,19 @@ fn index_lock_refusal(common_dir: &Path, path: &Path, lock_taken: bool) -> Optio
     })
 }
 
-/// Checkout progress on stderr, only when stderr is a terminal.
+/// Checkout progress on the Ui, only where it shows progress (stderr a terminal, not quiet).
 struct ProgressLine {
     done: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl ProgressLine {
-    fn start(root: &Arc<gix::progress::tree::Root>) -> Self {
+    fn start(root: &Arc<gix::progress::tree::Root>, ui: &Ui) -> Self {
         let done = Arc::new(AtomicBool::new(false));
-        if !std::io::stderr().is_terminal() {
+        if !ui.shows_progress() {
             return ProgressLine { done, thread: None };
         }
+        let ui = ui.clone();
         let root = Arc::clone(root);
         let stop = Arc::clone(&done);
         let thread = std::thread::spawn(move || {
@@ -363,14 +366,16 @@ impl ProgressLine {
                 if let Some(value) = checkout {
                     let step = value.step.load(Ordering::Relaxed);
                     match value.done_at {
-                        Some(total) => eprint!("\rChecking out files: {step}/{total}"),
-                        None => eprint!("\rChecking out files: {step}"),
+                        Some(total) => {
+                            ui.progress(format_args!("\rChecking out files: {step}/{total}"))
+                        }
+                        None => ui.progress(format_args!("\rChecking out files: {step}")),
                     }
                     shown = true;
                 }
             }
             if shown {
-                eprintln!("\rChecking out files: done\x1b[K");
+                ui.status("\rChecking out files: done\x1b[K");
             }
         });
         ProgressLine {

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::git::{graph, status};
+use crate::ui::Ui;
 
 /// One worktree as the forecast weighs it.
 #[derive(Debug, Clone)]
@@ -104,8 +105,8 @@ pub struct Lines {
 }
 
 /// The forecast over `candidates`: each pair that shares a file is merged in memory, the pairs
-/// on several threads. A pair that cannot be merged is warned about and left out.
-pub fn forecast(repo: &gix::Repository, candidates: &[Candidate]) -> Forecast {
+/// on several threads. A pair that cannot be merged is warned about (on `ui`) and left out.
+pub fn forecast(repo: &gix::Repository, candidates: &[Candidate], ui: &Ui) -> Forecast {
     let pairs = sharing_pairs(candidates);
     // A repository per merge: gix's is not shared between threads, its thread-safe form is.
     let shared = repo.clone().into_sync();
@@ -115,7 +116,7 @@ pub fn forecast(repo: &gix::Repository, candidates: &[Candidate]) -> Forecast {
         };
         graph::conflicts_between(&shared.to_thread_local(), a, b)
             .map_err(|err| {
-                crate::error::warn(format_args!(
+                ui.warn(format_args!(
                     "cannot forecast {} with {}: {err:#}",
                     candidates[pair.a].name, candidates[pair.b].name
                 ));

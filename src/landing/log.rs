@@ -102,10 +102,10 @@ pub fn print(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     if landings.is_empty() {
-        eprintln!(
+        ctx.ui.status(format_args!(
             "nothing has landed yet; land an approved worktree with {} ship <name>",
             names::TOOL
-        );
+        ));
         return Ok(());
     }
     let now = clock::now();

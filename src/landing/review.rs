@@ -13,6 +13,7 @@ use crate::error::refuse_with_hint;
 use crate::git::{self, graph, refs};
 use crate::registry::{Record, Store};
 use crate::repo::Context;
+use crate::ui::Ui;
 use crate::{clock, names, worktree};
 
 /// Where a branch's review stands.
@@ -215,8 +216,8 @@ pub fn state(
 
 /// Drop `branch`'s verdict (after its work landed, or with the branch). Whatever verdict is
 /// there goes, also one written while this ran: the branch it was about is gone.
-pub fn forget(repo: &gix::Repository, branch: &str) -> Result<()> {
-    refs::delete_any(repo, &refs::review_ref(branch))
+pub fn forget(repo: &gix::Repository, branch: &str, ui: &Ui) -> Result<()> {
+    refs::delete_any(repo, &refs::review_ref(branch), ui)
 }
 
 /// Keep `verdict` for `branch`, but only over the verdict (ref value) the caller saw: a verdict
@@ -227,10 +228,11 @@ fn keep(
     seen: Option<gix::ObjectId>,
     verdict: &Verdict,
     name: &str,
+    ui: &Ui,
 ) -> Result<()> {
     let blob = refs::write_blob(repo, verdict.to_text().as_bytes())?;
     let message = format!("{}: {} {}", names::TOOL, verdict.word(), verdict.commit);
-    match refs::swap(repo, &refs::review_ref(branch), seen, blob, &message)? {
+    match refs::swap(repo, &refs::review_ref(branch), seen, blob, &message, ui)? {
         refs::Swap::Done => Ok(()),
         refs::Swap::Moved(_) => {
             let now = read(repo, branch).ok().flatten();
@@ -328,6 +330,7 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
         seen.as_ref().map(|(id, _)| *id),
         &verdict,
         &record.name,
+        &ctx.ui,
     )
     .with_context(|| format!("cannot record the review of '{}'", record.name))?;
     Ok(Given {

@@ -408,6 +408,7 @@ fn place(
         current: ctx.current.clone(),
         standing: ctx.standing,
         session_flag: Some(session.to_owned()),
+        ui: ctx.ui.clone(),
     };
     let added = create::add_on(
         &as_agent,
@@ -669,7 +670,7 @@ fn start_in_herdr(
     ))?;
     let started = terminal::wait_for_pid_file(&pid_file, HERDR_START);
     if started.is_none() {
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "herdr pane {pane} has not started the agent yet; {} agents shows it as gone until it does",
             names::TOOL
         ));
@@ -790,7 +791,9 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             end_old(&old);
             let (pane, attach) = open_tmux(ctx, &req, &seen(), &spot, &plan)?;
             if let Some(attach) = attach {
-                eprintln!("its pane was gone: it runs in a new window (watch it with: {attach})");
+                ctx.ui.status(format_args!(
+                    "its pane was gone: it runs in a new window (watch it with: {attach})"
+                ));
             }
             pane
         }
@@ -990,7 +993,7 @@ pub fn feat(ctx: &Context, branch: &str, backend: Option<Backend>) -> Result<Fea
         Some(&full),
     )?;
     if added.branch != full {
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "worktree '{}' exists on branch {}, not {full}",
             added.name, added.branch
         ));

@@ -12,6 +12,7 @@ use crate::paths::real_or_same;
 use crate::ports::{self, Block, PortRange};
 use crate::registry::{self, Locked, Record, SetupState, Store};
 use crate::repo::Context;
+use crate::ui::Ui;
 use crate::{names, seed, slug};
 
 /// Bring the worktree `name` (or, with `None`, the one the caller stands in, adopted if berth did
@@ -51,11 +52,11 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
     let in_force = hooks::in_force(&ctx.common_dir, Origin::Checkout(&record.path))?;
     if in_force.iter().next().is_none() {
         // Setting up changes nothing then: say why, instead of printing the path alone.
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "no worktree hook is in force in '{name}': its checkout has no .worktree-hooks and \
              this clone has no local ones"
         ));
-        eprintln!("hint: {}", crate::hooks::UNCOMMITTED_HINT);
+        ctx.ui.hint(crate::hooks::UNCOMMITTED_HINT);
     }
     ensure_trusted(ctx, &in_force)?;
     let tear_down = give_ports(ctx, &record, &in_force)?.apply(&mut locked.registry, &name);
@@ -64,7 +65,7 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
     let record = entry.clone();
     let saved = locked.save();
     drop(locked);
-    tear_down.run();
+    tear_down.run(&ctx.ui);
     saved?;
     bring_up_again(ctx, &store, &record, &in_force, Again::Yes)?;
     Ok(record)
@@ -135,7 +136,8 @@ fn adopt_here(ctx: &Context, locked: &mut Locked) -> Result<String> {
         branch_given: true,
     });
     locked.save()?;
-    eprintln!("adopted {} as '{name}'", current.display());
+    ctx.ui
+        .status(format_args!("adopted {} as '{name}'", current.display()));
     Ok(name)
 }
 
@@ -224,19 +226,21 @@ pub fn try_give_ports(
 pub struct TearDown(Vec<ports::Entry>);
 
 impl TearDown {
-    pub fn run(self) {
+    /// Run them, a failure said on `ui`.
+    pub fn run(self, ui: &Ui) {
         for gone in &self.0 {
-            teardown_gone(gone);
+            teardown_gone(gone, ui);
         }
     }
 }
 
 /// The teardown of a worktree whose block is taken over: run from its clone's primary checkout,
 /// best effort (its worktree is gone already).
-fn teardown_gone(entry: &ports::Entry) {
-    let Ok(other) = Context::discover_from(&entry.common_dir) else {
+fn teardown_gone(entry: &ports::Entry, ui: &Ui) {
+    let Ok(mut other) = Context::discover_from(&entry.common_dir) else {
         return;
     };
+    other.ui = ui.clone();
     let Some(primary) = other.primary.clone() else {
         return;
     };
@@ -255,7 +259,7 @@ fn teardown_gone(entry: &ports::Entry) {
         branch_given: false,
     };
     if let Err(err) = teardown(&other, &record, &primary) {
-        crate::error::warn(format_args!(
+        ui.warn(format_args!(
             "teardown of gone worktree '{}' failed: {}",
             entry.name,
             crate::error::render(&err).0
@@ -397,16 +401,17 @@ fn seed_from(
         if again == Again::Yes && skip == seed::Skip::Exists {
             continue;
         }
-        crate::error::warn(format_args!("not seeding {path}: {}", skip.reason()));
+        ctx.ui
+            .warn(format_args!("not seeding {path}: {}", skip.reason()));
     }
-    seed::apply(primary, worktree, &items)?;
+    seed::apply(primary, worktree, &items, &ctx.ui)?;
     // A seeded copy git does not ignore is an untracked file: the worktree reads as dirty, and
     // `remove` and `clean` keep it. Say so once, with the fix, rather than leave them puzzling.
     let seeded: Vec<_> = items.iter().map(|i| (i.rel.clone(), i.is_dir)).collect();
     let shown = crate::git::ignore::not_ignored(worktree, &seeded)?;
     if !shown.is_empty() {
         let list: Vec<String> = shown.iter().map(|p| p.display().to_string()).collect();
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "seeded {} not ignored by git, so the worktree counts as dirty and remove and clean \
              keep it; add {} to .gitignore",
             list.join(", "),

@@ -11,6 +11,7 @@ use crate::error::refuse_with_hint;
 use crate::registry::Record;
 use crate::repo::Context;
 use crate::session::{self, Hold, Session};
+use crate::ui::Ui;
 
 #[derive(Debug, Serialize)]
 /// What `claim` did (`claim --json` prints it).
@@ -42,8 +43,9 @@ pub enum Taken {
     ReclaimedStale,
 }
 
-/// Take `record` for `me`, or refuse naming the live holder. The caller saves the registry.
-pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
+/// Take `record` for `me`, or refuse naming the live holder; a stale claim taken over is said on
+/// `ui`. The caller saves the registry.
+pub fn take(record: &mut Record, me: &Session, ttl: u64, ui: &Ui) -> Result<Taken> {
     let now = crate::clock::now();
     match session::hold(record.claim.as_ref(), me, ttl) {
         Hold::Mine => Ok(Taken::AlreadyMine),
@@ -57,10 +59,10 @@ pub fn take(record: &mut Record, me: &Session, ttl: u64) -> Result<Taken> {
                 .as_ref()
                 .map(|c| c.session.clone())
                 .unwrap_or_default();
-            eprintln!(
+            ui.status(format_args!(
                 "reclaimed '{}' from session {old}: its claim was stale ({reason})",
                 record.name
-            );
+            ));
             record.claim = Some(me.claim(now));
             Ok(Taken::ReclaimedStale)
         }
@@ -101,7 +103,7 @@ pub fn claim(ctx: &Context, name: &str) -> Result<Claimed> {
     let record = record_mut(ctx, &mut locked, name)?.clone();
     super::refuse_if_being_removed(&locked, &record)?;
     let record = locked.registry.find_mut(name).expect("found above");
-    let taken = take(record, &me, ttl)?;
+    let taken = take(record, &me, ttl, &ctx.ui)?;
     let claimed = Claimed {
         name: record.name.clone(),
         path: record.path.clone(),

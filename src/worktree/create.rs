@@ -114,24 +114,24 @@ fn add_making_room(
     let Some((record, tear_down)) = reserved else {
         drop(locked);
         let removed = super::sweep::make_room(ctx)?;
-        eprintln!("no port block was free; removed {removed} landed worktree(s) to make room");
+        ctx.ui.status(format_args!(
+            "no port block was free; removed {removed} landed worktree(s) to make room"
+        ));
         return add_making_room(ctx, args, branch, false);
     };
     // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
     let made = make(ctx, &mut locked, record, &plan);
     drop(locked);
-    tear_down.run();
+    tear_down.run(&ctx.ui);
     let record = made?;
-    if !args.quiet {
-        eprintln!(
-            "created worktree '{}' on branch {} from {} ({})",
-            args.name,
-            plan.branch,
-            plan.base_ref,
-            git::short(&plan.base_commit.to_string())
-        );
-    }
+    ctx.ui.quiet_if(args.quiet).status(format_args!(
+        "created worktree '{}' on branch {} from {} ({})",
+        args.name,
+        plan.branch,
+        plan.base_ref,
+        git::short(&plan.base_commit.to_string())
+    ));
     let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
     git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &record.path, head)?;
     if !args.no_setup {
@@ -197,7 +197,7 @@ fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
         && let Ok(here) = hooks::in_force(&ctx.common_dir, Origin::Checkout(current))
         && !hooks::same_committed(&here, &in_force)
     {
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "the hooks in {} differ from those of the commit '{}' starts from; the commit's run",
             hooks::checkout_dir(current).display(),
             plan.branch
@@ -207,12 +207,12 @@ fn hooks_for(ctx: &Context, plan: &Plan) -> Result<Hooks> {
             .and_then(|head| hooks::in_force(&ctx.common_dir, Origin::Commit(&ctx.repo, head)).ok())
             .is_some_and(|at_head| hooks::same_committed(&here, &at_head));
         if committed_here {
-            eprintln!(
-                "hint: its base predates them: start it from a commit that has them (--base), or \
-                 bring them into its branch"
+            ctx.ui.hint(
+                "its base predates them: start it from a commit that has them (--base), or bring \
+                 them into its branch",
             );
         } else {
-            eprintln!("hint: {}", hooks::UNCOMMITTED_HINT);
+            ctx.ui.hint(hooks::UNCOMMITTED_HINT);
         }
     }
     setup::ensure_trusted(ctx, &in_force)?;
@@ -289,7 +289,7 @@ fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Resu
             branch: &plan.branch,
         }
     };
-    if let Err(err) = worktrees::create(&ctx.repo, &record.path, checkout) {
+    if let Err(err) = worktrees::create(&ctx.repo, &record.path, checkout, &ctx.ui) {
         locked.registry.remove(&record.name);
         locked.save()?;
         free_ports(ctx, &record.name);
@@ -307,7 +307,7 @@ fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Resu
         free_ports(ctx, &record.name);
         let _ = worktrees::remove(&ctx.repo, &real, true);
         if plan.new_branch {
-            let _ = git::delete_branch(&ctx.repo, &plan.branch, plan.base_commit);
+            let _ = git::delete_branch(&ctx.repo, &plan.branch, plan.base_commit, &ctx.ui);
         }
         return Err(err);
     }
@@ -371,7 +371,8 @@ fn plan(ctx: &Context, args: &AddRequest, slug: &str, named: Option<&str>) -> Re
     Ok(match graph::branch_tip(&ctx.repo, &branch) {
         // A branch kept by an earlier `remove` is resumed, not replaced.
         Some(tip) => {
-            eprintln!("resuming existing branch {branch}");
+            ctx.ui
+                .status(format_args!("resuming existing branch {branch}"));
             let fork = git::merge_base(&ctx.repo, tip, base).unwrap_or(base);
             Plan {
                 branch,
@@ -433,7 +434,7 @@ fn reuse(
         .registry
         .find_exact_mut(&args.name)
         .expect("checked above");
-    let taken = claim::take(entry, me, ttl)?;
+    let taken = claim::take(entry, me, ttl, &ctx.ui)?;
     // An unfinished setup (pending, failed, interrupted) runs again on reuse.
     let unfinished =
         !args.no_setup && matches!(entry.setup, Some(SetupState::Pending | SetupState::Failed));
@@ -457,18 +458,21 @@ fn reuse(
         Ok(())
     };
     drop(locked);
-    tear_down.run();
+    tear_down.run(&ctx.ui);
     saved?;
     if let Some((record, in_force)) = rerun {
-        eprintln!("running the unfinished setup of '{}' again", record.name);
+        ctx.ui.status(format_args!(
+            "running the unfinished setup of '{}' again",
+            record.name
+        ));
         let store = Store::new(ctx.state_dir());
         setup::bring_up(ctx, &store, &record, &in_force)?;
     }
     if args.base.is_some() || args.branch.is_some() {
-        eprintln!(
+        ctx.ui.status(format_args!(
             "worktree '{}' exists; --base and --branch apply only to a new one",
             args.name
-        );
+        ));
     }
     let base = record.base_hex();
     Ok(Added {
@@ -496,7 +500,7 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
     for record in &dead {
         // A kill while git's ref was being written leaves its lock, which would refuse every
         // later add of this name: the add that held it is gone, and recorded it.
-        git::locks::clear_dead(&ctx.common_dir);
+        git::locks::clear_dead(&ctx.common_dir, &ctx.ui);
         worktrees::discard_half_made(&ctx.common_dir, &record.path)?;
         if record.ports.is_some() {
             free_ports(ctx, &record.name);
@@ -507,14 +511,14 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
             && let Some(base) = base
             && graph::branch_tip(&ctx.repo, &record.branch) == Some(base)
         {
-            git::delete_branch(&ctx.repo, &record.branch, base)?;
+            git::delete_branch(&ctx.repo, &record.branch, base, &ctx.ui)?;
         }
         locked.registry.remove(&record.name);
-        eprintln!(
+        ctx.ui.status(format_args!(
             "rolled back an unfinished add of '{}' ({})",
             record.name,
             record.path.display()
-        );
+        ));
     }
     if !dead.is_empty() {
         locked.save()?;
@@ -527,7 +531,7 @@ pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
 pub(crate) fn free_ports(ctx: &Context, name: &str) {
     let freed = crate::ports::Store::machine().and_then(|s| s.free(&ctx.common_dir, name));
     if let Err(err) = freed {
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "could not free the port block of '{name}': {err:#}"
         ));
     }

@@ -49,7 +49,7 @@ pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
     let mut locked = Store::new(ctx.state_dir()).lock()?;
     // Git's lock files a killed berth left (a ref's, `packed-refs.lock`, the index's) go first:
     // they would refuse the branch work below. Only those berth recorded taking.
-    crate::git::locks::clear_dead(&ctx.common_dir);
+    crate::git::locks::clear_dead(&ctx.common_dir, &ctx.ui);
     create::roll_back_dead_adds(ctx, &mut locked)?;
     let finished = remove::finish_dead_removes(ctx, &mut locked)?;
     Ok((locked, finished))

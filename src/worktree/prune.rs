@@ -53,7 +53,7 @@ fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
         .filter(|e| {
             let running = super::judge::live_agent(&agents, &e.path);
             if let Some(agent) = &running {
-                crate::error::warn(format_args!(
+                ctx.ui.warn(format_args!(
                     "kept '{}': its folder is gone, but agent '{agent}' still runs there",
                     e.name()
                 ));
@@ -161,7 +161,7 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
         if let Some(primary) = &ctx.primary
             && let Err(err) = super::bring_up::teardown(ctx, record, primary)
         {
-            crate::error::warn(format_args!(
+            ctx.ui.warn(format_args!(
                 "teardown of '{}' failed: {}",
                 record.name,
                 crate::error::render(&err).0

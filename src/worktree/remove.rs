@@ -106,7 +106,7 @@ pub fn remove(
         .collect();
     if let Some(first) = refusals.first() {
         for other in &refusals[1..] {
-            eprintln!("{}: {}", names::TOOL, other.message);
+            ctx.ui.refused(&other.message);
         }
         let mut first = Refusal {
             message: first.message.clone(),
@@ -252,7 +252,7 @@ pub fn carry_out(
                 ),
             ));
         }
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "{} (removing anyway: --force)",
             crate::error::render(&err).0
         ));
@@ -331,21 +331,23 @@ pub fn seen_now(ctx: &Context, entry: &Managed) -> Result<Seen> {
 
 /// Delete `branch` by compare-and-swap from `tip`, the tip judged; what happened, for people.
 fn delete_judged_branch(ctx: &Context, branch: &str, tip: gix::ObjectId) -> Result<String> {
-    Ok(match git::delete_branch_at(&ctx.repo, branch, tip)? {
-        Swap::Done => {
-            drop_verdict(ctx, branch);
-            format!(
-                "branch {branch} deleted (was {})",
-                git::short(&tip.to_string())
-            )
-        }
-        Swap::Moved(now) => format!(
-            "branch {branch} kept: it moved from {} to {} after it was judged",
-            git::short(&tip.to_string()),
-            now.map(|id| git::short(&id.to_string()).to_owned())
-                .unwrap_or_default()
-        ),
-    })
+    Ok(
+        match git::delete_branch_at(&ctx.repo, branch, tip, &ctx.ui)? {
+            Swap::Done => {
+                drop_verdict(ctx, branch);
+                format!(
+                    "branch {branch} deleted (was {})",
+                    git::short(&tip.to_string())
+                )
+            }
+            Swap::Moved(now) => format!(
+                "branch {branch} kept: it moved from {} to {} after it was judged",
+                git::short(&tip.to_string()),
+                now.map(|id| git::short(&id.to_string()).to_owned())
+                    .unwrap_or_default()
+            ),
+        },
+    )
 }
 
 /// Drop the review verdict of a branch just deleted (`landing::review` writes them): it was about
@@ -353,8 +355,8 @@ fn delete_judged_branch(ctx: &Context, branch: &str, tip: gix::ObjectId) -> Resu
 /// worktree and branch are gone already.
 pub(super) fn drop_verdict(ctx: &Context, branch: &str) {
     let name = git::refs::review_ref(branch);
-    if let Err(err) = git::refs::delete_any(&ctx.repo, &name) {
-        crate::error::warn(format_args!(
+    if let Err(err) = git::refs::delete_any(&ctx.repo, &name, &ctx.ui) {
+        ctx.ui.warn(format_args!(
             "the review verdict {name} is kept: {}",
             crate::error::render(&err).0
         ));
@@ -412,14 +414,14 @@ pub fn finish_dead_removes(ctx: &Context, locked: &mut Locked) -> Result<Vec<Rec
         }
         match finish_one(ctx, locked, &record) {
             Ok(()) => {
-                eprintln!(
+                ctx.ui.status(format_args!(
                     "finished removing worktree '{}' ({}), which an earlier remove left half done",
                     record.name,
                     record.path.display()
-                );
+                ));
                 finished.push(record);
             }
-            Err(err) => crate::error::warn(format_args!(
+            Err(err) => ctx.ui.warn(format_args!(
                 "could not finish removing worktree '{}': {}",
                 record.name,
                 crate::error::render(&err).0

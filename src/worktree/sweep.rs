@@ -285,7 +285,7 @@ pub fn orphans(ctx: &Context, registry: &Registry, dry_run: bool) -> Result<Vec<
             Err(err) => Some(crate::error::render(&err).0),
         };
         if reason.is_none() && !dry_run {
-            reason = match crate::git::delete_branch_at(&ctx.repo, &branch, tip) {
+            reason = match crate::git::delete_branch_at(&ctx.repo, &branch, tip, &ctx.ui) {
                 Ok(Swap::Done) => {
                     super::remove::drop_verdict(ctx, &branch);
                     None

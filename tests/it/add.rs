@@ -668,3 +668,18 @@ fn a_worktree_whose_record_is_lost_is_named_with_the_way_to_adopt_it_never_made_
     sb.berth_ok(&path, &["setup"]);
     assert_eq!(sb.list_row(&repo, "t1")["kind"], "managed");
 }
+
+#[test]
+fn an_add_whose_stderr_reader_went_away_still_makes_the_worktree_and_exits_0() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+
+    // `created worktree ...` is said on stderr after the worktree is made; with `panic = "abort"`
+    // a failed write there would kill the add before it prints the path.
+    let out = common::output_with_stderr_gone(sb.berth_command(&repo, &["add", "auth"]));
+
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let path = std::path::PathBuf::from(common::stdout(&out).trim());
+    assert!(git_worktree_at(&sb, &repo, &path).is_some(), "{out:?}");
+    assert_eq!(sb.list_row(&repo, "auth")["branch"], "berth/auth");
+}

@@ -584,3 +584,16 @@ fn remove_force_discards_the_worktree_but_keeps_a_branch_its_teardown_moved() {
         "the commit made after the judgement is kept on its branch"
     );
 }
+
+#[test]
+fn a_remove_whose_stderr_reader_went_away_still_removes_and_exits_0() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["auth"]);
+
+    let out = common::output_with_stderr_gone(sb.berth_command(&repo, &["remove", "auth"]));
+
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(!wt.exists());
+    assert!(git_worktree_at(&sb, &repo, &wt).is_none());
+}

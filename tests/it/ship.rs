@@ -1306,3 +1306,19 @@ fn collect_and_a_dry_run_ship_forecast_the_same_pairs_leaving_out_a_landed_workt
         "{plan}"
     );
 }
+
+#[test]
+fn a_ship_whose_stderr_reader_went_away_still_lands_and_removes_the_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let reviewer = Agent::spawn();
+    let wt = approved_work(&sb, &repo, "auth", "auth.rs", "x\n", &reviewer);
+
+    // The gating line, the landing line and the removal line all go to the closed stderr.
+    let out = common::output_with_stderr_gone(
+        sb.berth_command(&repo, &["ship", "auth", "--gate", "true"]),
+    );
+
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    auth_landing_finished(&sb, &repo, &wt);
+}

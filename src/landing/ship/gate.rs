@@ -77,12 +77,12 @@ pub(super) fn run_gate(
         process::start_time(me).unwrap_or_default(),
         record.slug
     );
-    eprintln!(
+    ctx.ui.status(format_args!(
         "gating '{}' at {} in a scratch worktree (log: {})",
         record.name,
         git::short(&candidate.to_string()),
         log.display()
-    );
+    ));
     let added = worktree::create::add(
         ctx,
         &AddRequest {
@@ -187,7 +187,7 @@ fn remove_scratch(ctx: &Context, scratch: &str) {
         Ok(())
     })();
     if let Err(err) = removed {
-        crate::error::warn(format_args!(
+        ctx.ui.warn(format_args!(
             "could not remove the scratch worktree '{scratch}': {}",
             crate::error::render(&err).0
         ));
@@ -224,9 +224,9 @@ pub(super) fn remove_dead_scratch(ctx: &Context) {
             && Store::new(ctx.state_dir())
                 .load()
                 .is_ok_and(|r| r.find(name).is_none())
-            && let Err(err) = git::delete_branch(&ctx.repo, &branch, tip)
+            && let Err(err) = git::delete_branch(&ctx.repo, &branch, tip, &ctx.ui)
         {
-            crate::error::warn(format_args!(
+            ctx.ui.warn(format_args!(
                 "could not delete the scratch branch {branch}: {}",
                 crate::error::render(&err).0
             ));

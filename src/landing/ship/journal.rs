@@ -109,6 +109,7 @@ pub(super) fn commit_landing(
         Some(tip),
         candidate,
         &message,
+        &ctx.ui,
     )? {
         refs::Swap::Done => {}
         refs::Swap::Moved(now) => {
@@ -116,14 +117,14 @@ pub(super) fn commit_landing(
             return Ok(Committed::Raced(now));
         }
     }
-    eprintln!(
+    ctx.ui.status(format_args!(
         "landed '{}' on {trunk}: {}..{} ({}, gate {})",
         landing.worktree,
         git::short(&landing.old_tip),
         git::short(&landing.new_tip),
         landing.strategy,
         landing.gate
-    );
+    ));
     // The trunk moved: from here on the worktree landed, whatever else fails. What `finish`
     // leaves undone stays in the journal for the next ship or `prune`.
     let landed = match finish(ctx) {
@@ -133,7 +134,7 @@ pub(super) fn commit_landing(
             let next =
                 hint.unwrap_or_else(|| format!("{} prune finishes the landing", names::TOOL));
             let why = format!("{message}; {next}");
-            crate::error::warn(format_args!(
+            ctx.ui.warn(format_args!(
                 "worktree '{}' landed but stays: {why}",
                 landing.worktree
             ));
@@ -179,7 +180,7 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
     );
     // The trunk's ref lock and the primary's index lock, if a kill left them, are cleared here:
     // only those berth recorded taking, never another git command's.
-    git::locks::clear_dead(&ctx.common_dir);
+    git::locks::clear_dead(&ctx.common_dir, &ctx.ui);
     let now = graph::branch_tip(&ctx.repo, &landing.trunk);
     let mut landed = None;
     if let (Some(old), Some(new), Some(head)) = (old, new, head)
@@ -192,11 +193,11 @@ fn finish(ctx: &Context) -> Result<Option<Landed>> {
                 .state_dir()
                 .join(names::SHIP_DIR)
                 .join(names::SHIP_INDEX_HELD);
-            land::bring_checkout_along(&primary, old, new, &held)?;
+            land::bring_checkout_along(&primary, old, new, &held, &ctx.ui)?;
         }
         log::append(&ctx.common_dir, landing)?;
-        if let Err(err) = review::forget(&ctx.repo, &landing.branch) {
-            crate::error::warn(format_args!(
+        if let Err(err) = review::forget(&ctx.repo, &landing.branch, &ctx.ui) {
+            ctx.ui.warn(format_args!(
                 "could not drop the review of '{}': {}",
                 landing.worktree,
                 crate::error::render(&err).0
@@ -227,7 +228,8 @@ fn recover_locked(ctx: &Context) -> Result<()> {
     if !journal_path(ctx).exists() {
         return Ok(());
     }
-    eprintln!("finishing a landing an earlier ship left half done");
+    ctx.ui
+        .status("finishing a landing an earlier ship left half done");
     if let Some(landed) = finish(ctx)? {
         remove_landed(ctx, &landed, &mut Outcome::new("", "", Strategy::Squash));
     }
@@ -270,6 +272,7 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
             let mut other =
                 Context::discover_from(ctx.primary.as_deref().unwrap_or(&ctx.common_dir))?;
             other.session_flag = ctx.session_flag.clone();
+            other.ui = ctx.ui.clone();
             elsewhere = other;
             &elsewhere
         } else {
@@ -285,10 +288,10 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
         };
         match worktree::remove::mark_and_carry_out(ctx, locked, &entry, false, true, &landed)? {
             worktree::remove::Carried::Removed(note) => {
-                eprintln!(
+                ctx.ui.status(format_args!(
                     "removed worktree '{name}' ({}); {note}",
                     record.path.display()
-                );
+                ));
                 Ok(None)
             }
             worktree::remove::Carried::Kept(why) => Ok(Some(why)),
@@ -299,6 +302,7 @@ fn remove_landed(ctx: &Context, landed: &Landed, outcome: &mut Outcome) {
         Ok(Some(why)) => why,
         Err(err) => crate::error::render(&err).0,
     };
-    crate::error::warn(format_args!("worktree '{name}' landed but stays: {why}"));
+    ctx.ui
+        .warn(format_args!("worktree '{name}' landed but stays: {why}"));
     outcome.kept = Some(why);
 }

@@ -32,6 +32,7 @@ use crate::git::{self, graph, status};
 use crate::landing::log::{self, Landing};
 use crate::registry::Store;
 use crate::repo::Context;
+use crate::ui::Ui;
 use crate::{clock, names, worktree};
 
 /// How many times a landing is built and gated again when the trunk moved under it.
@@ -96,10 +97,11 @@ fn land_one(
 ) -> Outcome {
     let registry = match Store::new(ctx.state_dir()).load() {
         Ok(r) => r,
-        Err(err) => return failed(name, "", request.strategy, &err),
+        Err(err) => return failed(&ctx.ui, name, "", request.strategy, &err),
     };
     let Some(record) = registry.find(name).cloned() else {
         return failed(
+            &ctx.ui,
             name,
             "",
             request.strategy,
@@ -109,26 +111,27 @@ fn land_one(
     let mut outcome = Outcome::new(&record.name, &record.branch, request.strategy);
     // One whose teardown runs is its remover's: landing it now would land work that is going.
     if let Ok(Some(pid)) = Store::new(ctx.state_dir()).removed_by(&record) {
-        return refused(outcome, &worktree::being_removed_refusal(&record, pid));
+        return refused(
+            &ctx.ui,
+            outcome,
+            &worktree::being_removed_refusal(&record, pid),
+        );
     }
     match try_land(ctx, trunk, &record, request, gate, dry, &mut outcome) {
         Ok(()) => outcome,
-        Err(err) => refused(outcome, &err),
+        Err(err) => refused(&ctx.ui, outcome, &err),
     }
 }
 
-fn failed(name: &str, branch: &str, strategy: Strategy, err: &anyhow::Error) -> Outcome {
-    refused(Outcome::new(name, branch, strategy), err)
+fn failed(ui: &Ui, name: &str, branch: &str, strategy: Strategy, err: &anyhow::Error) -> Outcome {
+    refused(ui, Outcome::new(name, branch, strategy), err)
 }
 
-/// `outcome`, refused for `err`, which is said on stderr as every error is (the command goes on
+/// `outcome`, refused for `err`, which is said on `ui` as every error is (the command goes on
 /// with the next worktree).
-fn refused(outcome: Outcome, err: &anyhow::Error) -> Outcome {
+fn refused(ui: &Ui, outcome: Outcome, err: &anyhow::Error) -> Outcome {
+    ui.error(err);
     let (message, hint) = crate::error::render(err);
-    eprintln!("{}: {message}", names::TOOL);
-    if let Some(hint) = &hint {
-        eprintln!("hint: {hint}");
-    }
     outcome.refused(&Refusal { message, hint })
 }
 
@@ -219,11 +222,11 @@ fn try_land(
                     |id| git::short(&id.to_string()).to_owned(),
                 );
                 if attempt < MAX_ATTEMPTS {
-                    eprintln!(
+                    ctx.ui.status(format_args!(
                         "{trunk} moved from {} to {now} while '{name}' was gated; building and gating again (attempt {} of {MAX_ATTEMPTS})",
                         git::short(&tip.to_string()),
                         attempt + 1
-                    );
+                    ));
                 }
             }
         }
@@ -253,10 +256,13 @@ pub fn tell_agent_of_conflicts(
     );
     match crate::orchestrator::agents::tell_worktree(ctx, path, &text) {
         Ok(told) if !told.is_empty() => {
-            eprintln!("told agent {} which files conflict", told.join(", "));
+            ctx.ui.status(format_args!(
+                "told agent {} which files conflict",
+                told.join(", ")
+            ));
         }
         Ok(_) => {}
-        Err(err) => crate::error::warn(format_args!(
+        Err(err) => ctx.ui.warn(format_args!(
             "could not tell the agents in '{name}' about the conflict: {}",
             crate::error::render(&err).0
         )),

@@ -106,7 +106,7 @@ pub(super) fn order(
             }
         })
         .collect();
-    let forecast = forecast::forecast(&ctx.repo, &candidates);
+    let forecast = forecast::forecast(&ctx.repo, &candidates, &ctx.ui);
     let conflicts = forecast
         .conflicts
         .iter()

@@ -200,6 +200,18 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Run `cmd` with its stderr a pipe whose reader is gone (`git berth ... 2>&1 | head -0`, a
+/// terminal closed): every write there fails with a broken pipe. Stdout is kept.
+pub fn output_with_stderr_gone(mut cmd: std::process::Command) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    cmd.stdout(std::process::Stdio::piped()).stderr(writer);
+    let child = cmd.spawn().unwrap();
+    // The parent's copy of the write end went into the Command, which is dropped with it.
+    drop(cmd);
+    child.wait_with_output().unwrap()
+}
+
 /// The worktree paths `git worktree list --porcelain` reports.
 pub fn git_worktree_paths(sandbox: &Sandbox, dir: &Path) -> Vec<PathBuf> {
     sandbox
