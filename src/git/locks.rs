@@ -163,7 +163,8 @@ pub fn ref_path(common_dir: &Path, name: &gix::refs::FullName) -> PathBuf {
 pub(crate) fn test_pause(var: &str) {
     #[cfg(debug_assertions)]
     if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
-        eprintln!("paused");
+        // Read by the test, not a person: below any `Ui`, and safe on a closed stderr as it is.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), b"paused\n");
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
     #[cfg(not(debug_assertions))]

@@ -267,7 +267,11 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         backend::choose(&seen, req.backend)?
     };
     if chosen == Backend::None && !req.here {
-        println!("{}", rerun_here());
+        // On stdout for a script to run; a reader gone loses it, never the refusal that follows.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stdout(),
+            format!("{}\n", rerun_here()).as_bytes(),
+        );
         return Err(refuse_with_hint(
             "no terminal to open the agent in: not inside herdr or tmux, and tmux is not installed",
             "run the command above in a terminal of its own (it adds --here), or install tmux",
