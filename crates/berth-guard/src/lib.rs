@@ -6,6 +6,7 @@
 //! or the registry. It also holds the two leaves both sides share, every user-visible name
 //! (`names`) and the process table (`process`); git berth re-exports them.
 
+mod fast;
 pub mod holders;
 pub mod managed;
 pub mod names;
@@ -16,7 +17,6 @@ pub mod scan;
 pub mod shell;
 pub mod whitelist;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use probe::Place;
@@ -203,17 +203,17 @@ pub fn decide_in(
     };
     let mut judge = Judge {
         probe,
-        places: HashMap::new(),
+        places: fast::Map::default(),
         primaries: Vec::new(),
         home: env.home,
         in_primary: None,
         listings: probe::Listings::default(),
-        branches: HashMap::new(),
+        branches: fast::Map::default(),
         cwd: action.cwd.clone(),
-        reals: HashMap::new(),
+        reals: fast::Map::default(),
         session: env.session.map(str::to_string),
         agent: env.agent.map(Agent::Find),
-        held: HashMap::new(),
+        held: fast::Map::default(),
     };
     // The primary of where the agent stands is the one a path may contain.
     match judge.place(&action.cwd) {
@@ -296,7 +296,7 @@ pub fn effects_of(action: &Action, env: shell::Env<'_>) -> Result<Vec<Effect>, S
 struct Judge<'p, 'h> {
     probe: &'p mut dyn FnMut(&Path) -> std::io::Result<Place>,
     /// Keyed by the path's bytes (hashing a `Path` walks its components).
-    places: HashMap<std::ffi::OsString, Place>,
+    places: fast::Map<std::ffi::OsString, Place>,
     /// Primary checkouts known so far: a path that contains one may write into it.
     primaries: Vec<PathBuf>,
     home: Option<&'h Path>,
@@ -304,16 +304,16 @@ struct Judge<'p, 'h> {
     in_primary: Option<PathBuf>,
     listings: probe::Listings,
     /// The protected branches of each checkout git writes branches in, keyed by its root.
-    branches: HashMap<PathBuf, probe::Branches>,
+    branches: fast::Map<PathBuf, probe::Branches>,
     /// Where the agent stands.
     cwd: PathBuf,
     /// Who asks (see [`shell::Env`]).
     session: Option<String>,
     agent: Option<Agent>,
     /// The live holder of each linked worktree written in that is not the caller, by root.
-    held: HashMap<PathBuf, Option<holders::Holder>>,
+    held: fast::Map<PathBuf, Option<holders::Holder>>,
     /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
-    reals: HashMap<std::ffi::OsString, PathBuf>,
+    reals: fast::Map<std::ffi::OsString, PathBuf>,
 }
 
 /// The caller's agent process: how to find it, then what was found.

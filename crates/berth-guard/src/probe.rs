@@ -89,10 +89,10 @@ enum Step {
 #[derive(Default)]
 pub struct Locator {
     /// Keyed by the path's bytes: hashing a `Path` walks its components, too slow for thousands.
-    known: std::collections::HashMap<std::ffi::OsString, Place>,
+    known: crate::fast::Map<std::ffi::OsString, Place>,
     listings: Listings,
     /// Paths found not to exist: nothing below them does either.
-    missing: std::collections::HashSet<PathBuf>,
+    missing: crate::fast::Set<std::ffi::OsString>,
 }
 
 /// How many folders up a path may climb to reach a located one before a full walk is cheaper.
@@ -124,10 +124,10 @@ impl Locator {
             let mut missing = chain
                 .last()
                 .and_then(|top| top.parent())
-                .is_some_and(|p| self.missing.contains(p));
+                .is_some_and(|p| self.missing.contains(p.as_os_str()));
             for p in chain.iter().rev() {
                 if missing {
-                    self.missing.insert(p.to_path_buf());
+                    self.missing.insert(p.as_os_str().to_owned());
                 } else {
                     let seen = if self.listings.absent(p) {
                         Some(true)
@@ -138,7 +138,7 @@ impl Locator {
                         Some(gone) => {
                             missing = gone;
                             if gone {
-                                self.missing.insert(p.to_path_buf());
+                                self.missing.insert(p.as_os_str().to_owned());
                             }
                         }
                         None => {
@@ -170,12 +170,12 @@ const LIST_AT_MOST: usize = 65_536;
 /// thousands of named paths do not exist costs one directory read instead of one `lstat` each.
 #[derive(Default)]
 pub struct Listings {
-    asked: std::collections::HashMap<std::ffi::OsString, u32>,
-    names: std::collections::HashMap<
+    asked: crate::fast::Map<std::ffi::OsString, u32>,
+    names: crate::fast::Map<
         std::ffi::OsString,
-        Option<std::collections::HashSet<std::ffi::OsString>>,
+        Option<crate::fast::Set<std::ffi::OsString>>,
     >,
-    gone: std::collections::HashSet<std::ffi::OsString>,
+    gone: crate::fast::Set<std::ffi::OsString>,
 }
 
 impl Listings {
@@ -221,13 +221,13 @@ impl Listings {
 }
 
 /// The names in `dir`; none at all when it does not exist; `None` when it cannot be read whole.
-fn read_names(dir: &Path) -> Option<std::collections::HashSet<std::ffi::OsString>> {
+fn read_names(dir: &Path) -> Option<crate::fast::Set<std::ffi::OsString>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if is_missing(&e) => return Some(Default::default()),
         Err(_) => return None,
     };
-    let mut names = std::collections::HashSet::new();
+    let mut names = crate::fast::Set::default();
     for entry in entries {
         names.insert(entry.ok()?.file_name());
         if names.len() > LIST_AT_MOST {
