@@ -6,9 +6,10 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::error::ErrorKind;
-use clap::{CommandFactory as _, Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 use crate::commands;
+use crate::error::Kind;
 use crate::repo::Context;
 
 /// Give every AI coding agent its own worktree and branch, and keep them all out of the primary
@@ -34,6 +35,9 @@ pub struct Cli {
     pub session: Option<String>,
     #[command(subcommand)]
     pub command: Command,
+    /// The command was given `--json`: a failure is then said on stdout as JSON too.
+    #[arg(skip)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,19 +145,54 @@ pub struct GuardCli {
 /// Parses the command line. Help and the version print as clap prints them; a usage error prints
 /// the one way every error does (`git berth: <what>`, then `hint:`) and gives exit code 2.
 pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {
-    Cli::try_parse_from(&args).map_err(|err| {
+    let parsed = Cli::command()
+        .try_get_matches_from(&args)
+        .and_then(|matches| {
+            let mut cli =
+                Cli::from_arg_matches(&matches).map_err(|err| err.format(&mut Cli::command()))?;
+            cli.json = asks_for_json(&matches);
+            Ok(cli)
+        });
+    parsed.map_err(|err| {
         // The command the line names, for the hint: the first word that is one.
         let cmd = Cli::command();
         let named = args.iter().skip(1).find_map(|arg| cmd.find_subcommand(arg));
-        usage(&err, named.map(|sub| sub.get_name()))
+        usage(
+            &err,
+            named.map(|sub| sub.get_name()),
+            json_on_the_line(&args),
+        )
     })
+}
+
+/// Whether the command the matches end in was given `--json`.
+fn asks_for_json(matches: &clap::ArgMatches) -> bool {
+    match matches.subcommand() {
+        Some((_, sub)) => asks_for_json(sub),
+        None => matches.try_get_one::<bool>("json").ok().flatten() == Some(&true),
+    }
+}
+
+/// Whether a line that does not parse gives `--json` (before any `--`) to a command that takes
+/// it: its usage error is then JSON on stdout too.
+fn json_on_the_line(args: &[OsString]) -> bool {
+    let mut cmd = Cli::command();
+    let mut given = false;
+    for arg in args.iter().skip(1).take_while(|arg| *arg != "--") {
+        if arg == "--json" {
+            given = true;
+        } else if let Some(sub) = cmd.find_subcommand(arg) {
+            cmd = sub.clone();
+        }
+    }
+    given && cmd.get_arguments().any(|a| a.get_id() == "json")
 }
 
 /// `git berth guard <args>` parsed alone (`args` starts at `guard`), its usage errors printed as
 /// every other command's are. Their exit code, 2, is also a block: a guard call it cannot read
 /// never lets the action through.
 fn parse_guard(args: impl IntoIterator<Item = OsString>) -> Result<GuardCli, u8> {
-    GuardCli::try_parse_from(args).map_err(|err| usage(&err, Some("guard")))
+    GuardCli::try_parse_from(args).map_err(|err| usage(&err, Some("guard"), false))
 }
 
 /// `git berth guard <args>`, parsed alone and run: its exit code.
@@ -165,8 +204,9 @@ pub fn guard(args: impl IntoIterator<Item = OsString>) -> u8 {
 }
 
 /// Print a parse error the way its kind asks (help and version as clap prints them, a usage
-/// error as `git berth: <what>` and a hint) and return its exit code.
-fn usage(err: &clap::Error, command: Option<&str>) -> u8 {
+/// error as `git berth: <what>` and a hint, and with `json` as JSON on stdout too) and return its
+/// exit code.
+fn usage(err: &clap::Error, command: Option<&str>, json: bool) -> u8 {
     match err.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
@@ -176,22 +216,25 @@ fn usage(err: &clap::Error, command: Option<&str>) -> u8 {
         }
         _ => {
             let refusal = commands::help::usage_error(err, command);
-            crate::error::report(&refusal.into());
-            USAGE
+            let stdout = std::io::stdout();
+            failed(
+                Err(refusal.into()),
+                Some(Kind::Usage),
+                json,
+                &mut Said::new(&mut stdout.lock()),
+            )
         }
     }
 }
 
-/// A usage error's exit code, as clap and git give it.
-const USAGE: u8 = 2;
-
 /// What a shell reports for a process that wrote to a closed pipe (128 + SIGPIPE), as git does.
-pub const BROKEN_PIPE: u8 = 141;
+pub const BROKEN_PIPE: u8 = Kind::BrokenPipe.exit_code();
 
 /// The one dispatch: run the command, print its error the one way (`error::report`), and return
-/// the exit code: 0 done, 1 refused or failed, 141 when the reader of stdout went away. The guard
-/// and `init` answer with their own codes (2 is a guard block).
+/// the exit code its kind gives ([`Kind::exit_code`]); 0 when done. The guard and `init` answer
+/// with their own codes (2 is a guard block).
 pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
+    let out = &mut Said::new(out);
     let result = match &cli.command {
         Command::Guard(args) => return code(commands::guard::run(args)),
         Command::Init(args) => return code(commands::init::run(args)),
@@ -248,22 +291,54 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         }
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
         // `help nosuch` is a usage error, as `git berth nosuch` is.
-        Command::Help(args) => match commands::help::run(Cli::command(), args, out) {
-            Err(err) if !crate::error::is_broken_pipe(&err) => {
-                crate::error::report(&err);
-                return USAGE;
-            }
-            result => result,
-        },
-    };
-    let _ = out.flush();
-    match result {
-        Ok(()) => 0,
-        Err(err) if crate::error::is_broken_pipe(&err) => BROKEN_PIPE,
-        Err(err) => {
-            crate::error::report(&err);
-            1
+        Command::Help(args) => {
+            let result = commands::help::run(Cli::command(), args, out);
+            return failed(result, Some(Kind::Usage), false, out);
         }
+    };
+    failed(result, None, cli.json, out)
+}
+
+/// The exit code of a command that ended with `result`; its error said on stderr, and with `json`
+/// as one JSON object on stdout unless the command already printed its answer there. `usage`
+/// makes any error but a closed pipe a usage error. A closed pipe is said nowhere.
+fn failed(result: Result<()>, usage: Option<Kind>, json: bool, out: &mut Said<'_>) -> u8 {
+    let _ = out.flush();
+    let Err(err) = result else { return 0 };
+    let kind = match crate::error::kind(&err) {
+        Kind::BrokenPipe => return BROKEN_PIPE,
+        kind => usage.unwrap_or(kind),
+    };
+    crate::error::report(&err);
+    if json && !out.wrote {
+        // The reader may be gone by now; stderr has said it all the same.
+        let _ = crate::commands::write_json(out, &crate::error::json(&err, kind));
+        let _ = out.flush();
+    }
+    kind.exit_code()
+}
+
+/// Stdout, noting whether anything was written to it, so that a failed `--json` command that
+/// printed its report does not print a second JSON document after it.
+struct Said<'a> {
+    out: &'a mut dyn Write,
+    wrote: bool,
+}
+
+impl<'a> Said<'a> {
+    fn new(out: &'a mut dyn Write) -> Self {
+        Said { out, wrote: false }
+    }
+}
+
+impl Write for Said<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.wrote |= !buf.is_empty();
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -285,4 +360,65 @@ fn context(cli: &Cli) -> Result<Context> {
 
 fn code(code: i32) -> u8 {
     u8::try_from(code).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(words: &[&str]) -> Vec<OsString> {
+        std::iter::once("git-berth")
+            .chain(words.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn json_is_asked_for_by_the_command_the_line_ends_in() {
+        let parsed = |words: &[&str]| parse_from(line(words)).map(|cli| cli.json);
+        assert_eq!(parsed(&["review", "status", "--json"]), Ok(true));
+        assert_eq!(parsed(&["layer1", "a", "feat/a", "--json"]), Ok(true));
+        assert_eq!(parsed(&["list"]), Ok(false));
+        assert_eq!(parsed(&["path", "a"]), Ok(false));
+    }
+
+    #[test]
+    fn a_line_that_does_not_parse_asks_for_json_only_where_its_command_takes_it() {
+        assert!(json_on_the_line(&line(&[
+            "review", "approve", "--json", "--bogus"
+        ])));
+        assert!(!json_on_the_line(&line(&["path", "a", "--json"])));
+        assert!(!json_on_the_line(&line(&["remove", "--", "--json"])));
+        assert!(!json_on_the_line(&line(&["list", "--bogus"])));
+    }
+
+    #[test]
+    fn a_failed_json_command_says_its_error_on_stdout_unless_it_printed_its_answer() {
+        let mut stdout = Vec::new();
+        let err = Err(crate::error::bug("lost track of hook setup"));
+        assert_eq!(failed(err, None, true, &mut Said::new(&mut stdout)), 70);
+        let said: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+        assert_eq!(said["error"]["kind"], "internal");
+
+        let mut stdout = Vec::new();
+        let mut out = Said::new(&mut stdout);
+        writeln!(out, "{{\"refused\": 1}}").unwrap();
+        let err = Err(crate::error::refuse("1 of 1 worktree(s) not landed: a"));
+        assert_eq!(failed(err, None, true, &mut out), 1);
+        assert_eq!(stdout, b"{\"refused\": 1}\n");
+    }
+
+    #[test]
+    fn an_error_of_a_usage_path_is_a_usage_error_but_a_closed_pipe_stays_quiet() {
+        let mut stdout = Vec::new();
+        let mut out = Said::new(&mut stdout);
+        let err = Err(crate::error::refuse("'nosuch' is not a git berth command"));
+        assert_eq!(failed(err, Some(Kind::Usage), false, &mut out), 2);
+        let closed = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
+        assert_eq!(
+            failed(Err(closed.into()), Some(Kind::Usage), true, &mut out),
+            141
+        );
+        assert!(stdout.is_empty());
+    }
 }

@@ -99,7 +99,7 @@ impl PortRange {
     /// Parse a `berth.portRange` value such as `24000-24999`.
     pub fn parse(raw: &str) -> Result<PortRange> {
         let why = |reason: &str| {
-            error::refuse_with_hint(
+            error::misconfigured(
                 format!("{} is '{raw}': {reason}", names::config::PORT_RANGE),
                 format!(
                     "git config {} {}",

@@ -124,7 +124,7 @@ impl Context {
             .config_string(names::config::CLAIM_TTL)
             .unwrap_or_else(|| names::DEFAULT_CLAIM_TTL.to_owned());
         clock::parse_duration(&raw).ok_or_else(|| {
-            error::refuse_with_hint(
+            error::misconfigured(
                 format!("{} is '{raw}', not a duration", names::config::CLAIM_TTL),
                 format!("git config {} 12h", names::config::CLAIM_TTL),
             )

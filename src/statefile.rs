@@ -25,7 +25,7 @@ pub fn read_text(path: &Path, what: &str) -> Result<Option<String>> {
 
 /// The error for a state file that does not parse: it names the file and says it is left alone.
 pub fn corrupt(path: &Path, what: &str, reason: &str) -> anyhow::Error {
-    error::refuse_with_hint(
+    error::misconfigured(
         format!("corrupt {what} {}: {reason}", path.display()),
         format!(
             "repair or move the file aside by hand; {} never rewrites it",

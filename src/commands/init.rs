@@ -60,8 +60,9 @@ pub fn run(args: &InitArgs) -> i32 {
     match execute(args, stderr) {
         Ok(()) => 0,
         Err(refusal) => {
-            crate::error::report(&refusal.into());
-            1
+            let err = refusal.into();
+            crate::error::report(&err);
+            i32::from(crate::error::kind(&err).exit_code())
         }
     }
 }

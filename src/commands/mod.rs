@@ -37,8 +37,12 @@ use anyhow::Result;
 
 /// Data on stdout as pretty JSON, one value per command.
 pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<()> {
-    // As an I/O error, so that a reader that went away (`| head -1`) is seen as one.
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
+    // As an I/O error, so that a reader that went away (`| head -1`) is seen as one; berth's own
+    // records that do not serialize are a bug.
+    serde_json::to_writer_pretty(&mut *out, value).map_err(|e| match e.io_error_kind() {
+        Some(_) => anyhow::Error::from(std::io::Error::from(e)),
+        None => crate::error::bug(format!("cannot write JSON: {e}")),
+    })?;
     writeln!(out)?;
     Ok(())
 }

@@ -87,7 +87,7 @@ impl Hook {
     pub fn ports(&self) -> Result<u16> {
         let text = std::str::from_utf8(&self.content).unwrap_or("\u{fffd}");
         parse_ports(text).map_err(|reason| {
-            error::refuse_with_hint(
+            error::misconfigured(
                 format!("bad ports hook {}: {reason}", self.location()),
                 format!(
                     "write one whole number from 1 to {MAX_PORTS} into it, or run `{} install --ports <n>`",
@@ -262,7 +262,7 @@ fn in_tree(
 }
 
 fn not_a_file(what: &str) -> anyhow::Error {
-    error::refuse_with_hint(
+    error::misconfigured(
         format!("hook {what} is not a plain file"),
         format!(
             "make it a file (a symlink or folder is never read), or run `{} install`",

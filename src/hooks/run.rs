@@ -31,7 +31,7 @@ pub fn timeout(configured: Option<&str>) -> Result<Duration> {
     let raw = configured.unwrap_or(names::DEFAULT_HOOK_TIMEOUT);
     match clock::parse_duration(raw) {
         Some(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
-        _ => Err(error::refuse_with_hint(
+        _ => Err(error::misconfigured(
             format!(
                 "{} is '{raw}', not a duration above zero",
                 names::config::HOOK_TIMEOUT
@@ -193,7 +193,11 @@ pub fn run_with(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                anyhow::bail!("lost track of hook {}", hook.location())
+                // The waiting thread sends before it ends, so only a bug closes the channel first.
+                return Err(error::bug(format!(
+                    "lost track of hook {}",
+                    hook.location()
+                )));
             }
         }
         if stop() {

@@ -3,16 +3,17 @@
 
 use serde_json::Value;
 
-use crate::error::Refusal;
+use crate::error::{Kind, Refusal};
 
 pub(crate) fn parse_object(path: &str, bytes: Option<&[u8]>) -> Result<Value, Refusal> {
     let Some(bytes) = bytes else {
         return Ok(Value::Object(Default::default()));
     };
+    let misread = |what: String| Refusal::new(what).kind(Kind::Configuration);
     let doc: Value = serde_json::from_slice(bytes)
-        .map_err(|e| Refusal::new(format!("{path} does not parse ({e}); it was left as it is")))?;
+        .map_err(|e| misread(format!("{path} does not parse ({e}); it was left as it is")))?;
     if !doc.is_object() {
-        return Err(Refusal::new(format!(
+        return Err(misread(format!(
             "{path} is not a JSON object; it was left as it is"
         )));
     }

@@ -406,6 +406,7 @@ pub fn refusal(ctx: &Context, entry: &Managed, verdict: &Verdict, trunk: &str) -
     Some(Refusal {
         message,
         hint: Some(hint),
+        kind: crate::error::Kind::Refusal,
     })
 }
 

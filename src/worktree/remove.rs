@@ -111,6 +111,7 @@ pub fn remove(
         let mut first = Refusal {
             message: first.message.clone(),
             hint: first.hint.clone(),
+            kind: first.kind,
         };
         if refusals.len() > 1 {
             first.message.push_str(&format!(

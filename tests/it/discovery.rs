@@ -26,7 +26,13 @@ fn every_command_outside_a_repository_says_not_a_git_repository_and_names_the_fo
             "{args:?}: {}",
             common::outputs(&out)
         );
-        assert_eq!(common::stdout(&out), "", "{args:?}");
+        // With --json the error is said on stdout too, as one object.
+        if args.contains(&"--json") {
+            let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(said["error"]["kind"], "refusal", "{args:?}");
+        } else {
+            assert_eq!(common::stdout(&out), "", "{args:?}");
+        }
         let err = common::stderr(&out);
         let (first, _) = error_lines(&err);
         assert!(
@@ -161,7 +167,7 @@ fn a_corrupt_registry_is_an_error_naming_it_and_is_never_rewritten() {
         &["remove", "--force", "kept"],
         &["prune", "--dry-run"],
     ] {
-        let err = sb.berth_err(&repo, args);
+        let err = sb.berth_misconfigured(&repo, args);
         let (first, _) = error_lines(&err);
         assert!(first.starts_with("git berth: "), "{args:?}: {err}");
         assert!(
@@ -185,7 +191,7 @@ fn prune_with_a_corrupt_registry_changes_nothing() {
     std::fs::write(&registry, "this is [not toml\n").unwrap();
     let before = sb.state(&repo);
 
-    let err = sb.berth_err(&repo, &["prune"]);
+    let err = sb.berth_misconfigured(&repo, &["prune"]);
 
     assert!(err.contains(registry.to_str().unwrap()), "{err}");
     assert_eq!(sb.state(&repo), before);
@@ -202,7 +208,7 @@ fn a_registry_from_a_newer_berth_is_refused_and_kept() {
     assert_ne!(newer, text, "the registry has a version: {text}");
     std::fs::write(&registry, &newer).unwrap();
 
-    let err = sb.berth_err(&repo, &["add", "other"]);
+    let err = sb.berth_misconfigured(&repo, &["add", "other"]);
 
     assert!(err.contains(registry.to_str().unwrap()), "{err}");
     assert_eq!(std::fs::read_to_string(&registry).unwrap(), newer);

@@ -113,3 +113,91 @@ fn remove_and_prune_answer_in_json() {
     assert_eq!(done["dry_run"], false);
     assert_eq!(done["forget"][0]["name"], "gone");
 }
+
+// ---- A failed `--json` command (issue 26, item 4) ----
+
+/// The one JSON object a failed `--json` command prints on stdout: `{"error": {...}}`.
+fn json_error(out: &std::process::Output, code: i32) -> serde_json::Value {
+    assert_eq!(out.status.code(), Some(code), "{}", common::outputs(out));
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", common::outputs(out)));
+    said["error"].clone()
+}
+
+#[test]
+fn a_failed_json_command_says_its_error_as_one_object_on_stdout_and_the_line_on_stderr() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let out = sb.berth(&repo, &["remove", "nope", "--json"]);
+    assert_eq!(
+        json_error(&out, 1),
+        serde_json::json!({
+            "kind": "refusal",
+            "message": "no worktree named 'nope'",
+            "hint": "see the names with git berth list, or make it with git berth add 'nope'",
+        })
+    );
+    assert!(
+        common::stderr(&out).starts_with("git berth: no worktree named 'nope'\nhint: "),
+        "{}",
+        common::outputs(&out)
+    );
+    // Without --json, stdout stays empty.
+    let out = sb.berth(&repo, &["remove", "nope"]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::outputs(&out));
+    assert_eq!(common::stdout(&out), "");
+}
+
+#[test]
+fn a_json_error_names_its_kind_and_exits_with_the_kinds_code() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let usage = json_error(&sb.berth(&repo, &["list", "--json", "--bogus"]), 2);
+    assert_eq!(usage["kind"], "usage");
+    assert_eq!(usage["message"], "unexpected argument '--bogus' found");
+
+    sb.git(&repo, &["config", "berth.claimTtl", "soon"]);
+    let config = json_error(&sb.berth(&repo, &["list", "--json"]), 78);
+    assert_eq!(config["kind"], "configuration");
+    assert_eq!(
+        config["message"],
+        "berth.claimTtl is 'soon', not a duration"
+    );
+    assert_eq!(config["hint"], "git config berth.claimTtl 12h");
+    sb.git(&repo, &["config", "--unset", "berth.claimTtl"]);
+
+    let registry = repo.join(".git/berth/registry.toml");
+    std::fs::create_dir_all(registry.parent().unwrap()).unwrap();
+    std::fs::write(&registry, "not = [toml").unwrap();
+    let corrupt = json_error(&sb.berth(&repo, &["add", "task", "--json"]), 78);
+    assert_eq!(corrupt["kind"], "configuration");
+    let message = corrupt["message"].as_str().unwrap();
+    assert!(message.starts_with("corrupt registry "), "{message}");
+}
+
+#[test]
+fn every_json_form_into_a_closed_pipe_stops_quietly_as_git_does() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.add(&repo, &["auth"]);
+    let forms: [&[&str]; 7] = [
+        &["list", "--json"],
+        &["log", "--json"],
+        &["ship", "--history", "--json"],
+        &["review", "status", "--json"],
+        &["collect", "--json"],
+        &["agents", "--json"],
+        &["prune", "--dry-run", "--json"],
+    ];
+    for args in forms {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = sb
+            .berth_command(&repo, args)
+            .stdout(std::process::Stdio::from(writer))
+            .output()
+            .unwrap();
+        assert_eq!(common::stderr(&out), "", "{args:?}: nothing on stderr");
+        assert_eq!(out.status.code(), Some(141), "{args:?}: 128 + SIGPIPE");
+    }
+}

@@ -1033,7 +1033,7 @@ fn a_corrupt_landing_log_stops_ship_before_the_trunk_moves() {
 
         let out = sb.berth(&repo, &["ship", "auth", "--gate", "true"]);
 
-        assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+        assert_eq!(out.status.code(), Some(78), "{}", outputs(&out));
         let err = stderr(&out);
         assert!(
             err.contains(&format!("corrupt landing log {}", log.display())),

@@ -5,6 +5,8 @@
 pub const TOOL: &str = "git berth";
 /// The binary git finds on `PATH`.
 pub const BIN: &str = "git-berth";
+/// Where a bug in berth is reported: an internal error names it.
+pub const ISSUES_URL: &str = "https://github.com/git-berth/git-berth/issues";
 
 /// Folder under the common dir that holds berth's per-repository state.
 pub const STATE_DIR: &str = "berth";

@@ -132,7 +132,12 @@ fn failed(ui: &Ui, name: &str, branch: &str, strategy: Strategy, err: &anyhow::E
 fn refused(ui: &Ui, outcome: Outcome, err: &anyhow::Error) -> Outcome {
     ui.error(err);
     let (message, hint) = crate::error::render(err);
-    outcome.refused(&Refusal { message, hint })
+    let kind = crate::error::kind(err);
+    outcome.refused(&Refusal {
+        message,
+        hint,
+        kind,
+    })
 }
 
 fn try_land(

@@ -138,10 +138,19 @@ impl Sandbox {
 
     /// Run berth and require exit 1; returns stderr.
     pub fn berth_err(&self, dir: &Path, args: &[&str]) -> String {
+        self.berth_exits(dir, args, 1)
+    }
+
+    /// Run berth and require exit 78, a file or setting berth reads that is wrong; returns stderr.
+    pub fn berth_misconfigured(&self, dir: &Path, args: &[&str]) -> String {
+        self.berth_exits(dir, args, 78)
+    }
+
+    fn berth_exits(&self, dir: &Path, args: &[&str], code: i32) -> String {
         let out = self.berth(dir, args);
         assert_eq!(
             out.status.code(),
-            Some(1),
+            Some(code),
             "git berth {args:?} should fail; stdout: {} stderr: {}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
