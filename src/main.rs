@@ -1,4 +1,5 @@
-//! `git-berth`: parse, hand to the one dispatch (`cli::run`), exit with its code. Nothing else.
+//! `git-berth`: parse, hand to the one dispatch (`cli::run`), exit with its code (a panic too, as
+//! the bug it is). Nothing else.
 
 use std::process::ExitCode;
 

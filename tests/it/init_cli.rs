@@ -199,6 +199,21 @@ fn an_unforced_overwrite_is_refused_and_nothing_is_written() {
 }
 
 #[test]
+fn a_settings_file_that_does_not_parse_is_a_configuration_error_and_left_as_it_is() {
+    let r = Repo::new("badsettings");
+    std::fs::create_dir_all(r.root.join(".claude")).expect("dir");
+    std::fs::write(r.root.join(".claude/settings.json"), "{ nope").expect("write");
+    let o = r.init(&["--runtime", "claude"]);
+    assert_eq!(o.status.code(), Some(78), "{}", err(&o));
+    let e = err(&o);
+    assert!(
+        e.starts_with("git berth: .claude/settings.json does not parse ("),
+        "{e}"
+    );
+    assert_eq!(r.read(".claude/settings.json"), "{ nope");
+}
+
+#[test]
 fn a_target_outside_any_repository_is_refused() {
     let r = Repo::new("nongit");
     let outside = r.base.join("plain");
