@@ -1131,6 +1131,7 @@ mod tests {
                 .reserve(&range("24000-24999"), &m.common_dir("a"), "x", &m.root, 10)
                 .unwrap_err();
             let (line, hint) = error::render(&err);
+            assert_eq!(error::kind(&err), error::Kind::Configuration, "{line}");
             assert!(line.starts_with("corrupt port blocks "), "{line}");
             assert!(line.contains("ports.toml"), "{line}");
             if text.starts_with("[[block]\n") {

@@ -401,9 +401,9 @@ mod tests {
         let dir = scratch("symlink");
         fs::create_dir_all(checkout_dir(&dir)).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", checkout_dir(&dir).join("setup")).unwrap();
-        let err = in_checkout(&dir, names::HOOK_SETUP)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not a plain file"), "{err}");
+        let err = in_checkout(&dir, names::HOOK_SETUP).unwrap_err();
+        let kind = crate::error::kind(&err);
+        assert_eq!(kind, crate::error::Kind::Configuration, "{err}");
+        assert!(err.to_string().contains("not a plain file"), "{err}");
     }
 }

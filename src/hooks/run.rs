@@ -539,8 +539,10 @@ mod tests {
         assert_eq!(timeout(None).unwrap(), Duration::from_secs(15 * 60));
         assert_eq!(timeout(Some("90s")).unwrap(), Duration::from_secs(90));
         for bad in ["soon", "0", "5x"] {
-            let err = timeout(Some(bad)).unwrap_err().to_string();
-            assert!(err.contains("berth.hookTimeout"), "{err}");
+            let err = timeout(Some(bad)).unwrap_err();
+            let kind = crate::error::kind(&err);
+            assert_eq!(kind, crate::error::Kind::Configuration, "{err}");
+            assert!(err.to_string().contains("berth.hookTimeout"), "{err}");
         }
         let failed = Failed {
             hook: "setup",

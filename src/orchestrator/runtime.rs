@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::error::refuse_with_hint;
+use crate::error::{misconfigured, refuse_with_hint};
 use crate::names;
 
 /// The runtimes berth launches.
@@ -86,7 +86,7 @@ pub fn base_command(
 ) -> Result<Vec<String>> {
     if let Some(line) = configured {
         let words = shell_words::split(line).map_err(|e| {
-            refuse_with_hint(
+            misconfigured(
                 format!("{} is not a command line: {e}", runtime.config_key()),
                 format!(
                     "quote it as a shell would: git config {} 'my-agent --flag'",
@@ -95,7 +95,7 @@ pub fn base_command(
             )
         })?;
         if words.is_empty() {
-            return Err(refuse_with_hint(
+            return Err(misconfigured(
                 format!("{} is empty", runtime.config_key()),
                 format!(
                     "set a command, or drop it: git config --unset {}",
@@ -249,8 +249,14 @@ mod tests {
             base_command(Runtime::Shell, None, None).unwrap(),
             s(&["sh"])
         );
-        assert!(base_command(Runtime::Pi, Some("pi 'open"), None).is_err());
-        assert!(base_command(Runtime::Pi, Some("  "), None).is_err());
+        for bad in ["pi 'open", "  "] {
+            let err = base_command(Runtime::Pi, Some(bad), None).unwrap_err();
+            assert_eq!(
+                crate::error::kind(&err),
+                crate::error::Kind::Configuration,
+                "{bad}"
+            );
+        }
         assert_eq!(Runtime::Pi.config_key(), "berth.runtime.pi.command");
     }
 
