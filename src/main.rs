@@ -9,9 +9,9 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "guard") {
         return ExitCode::from(berth::cli::guard(std::env::args_os().skip(1)));
     }
+    berth::error::report_panics_as_bugs();
     // `git berth --help` is git running `man git-berth`, never this binary: every other run puts
     // the page where man looks for it, beside the binary, so it is there from the first run on.
-    berth::error::report_panics_as_bugs();
     berth::commands::help::install_manual_quietly();
     let cli = match berth::cli::parse_from(std::env::args_os().collect()) {
         Ok(cli) => cli,
