@@ -348,3 +348,25 @@ fn the_branch_checked_out_before_may_be_the_trunk_so_writes_after_it_block() {
         assert_eq!(o.status.code(), Some(0), "{c}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn among_thousands_of_plain_files_one_link_into_the_primary_still_blocks() {
+    let r = Repos::new("many");
+    let dir = r.linked.join("many");
+    std::fs::create_dir_all(&dir).unwrap();
+    let names: Vec<String> = (0..2000).map(|i| format!("many/f{i}")).collect();
+    for n in &names {
+        std::fs::write(r.linked.join(n), "x").unwrap();
+    }
+    std::fs::write(r.primary.join("README"), "primary").unwrap();
+    std::os::unix::fs::symlink(r.primary.join("README"), dir.join("link")).unwrap();
+    std::fs::hard_link(r.primary.join("README"), dir.join("hard")).unwrap();
+    let plain = names.join(" ");
+    let o = r.guard(&r.linked, &[&format!("truncate -s0 {plain} many/new")], None, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for special in ["many/link", "many/hard", "many/.git"] {
+        let c = format!("truncate -s0 {plain} {special}");
+        let o = r.guard(&r.linked, &[&c], None, &[]);
+        assert_eq!(o.status.code(), Some(2), "{special}: {}", stderr(&o));
+    }
+}

@@ -6,7 +6,7 @@
 //! or the registry. It also holds the two leaves both sides share, every user-visible name
 //! (`names`) and the process table (`process`); git berth re-exports them.
 
-mod fast;
+pub(crate) mod fast;
 pub mod holders;
 pub mod managed;
 pub mod names;
@@ -211,6 +211,7 @@ pub fn decide_in(
         branches: fast::Map::default(),
         cwd: action.cwd.clone(),
         reals: fast::Map::default(),
+        plain: fast::Set::default(),
         session: env.session.map(str::to_string),
         agent: env.agent.map(Agent::Find),
         held: fast::Map::default(),
@@ -314,6 +315,26 @@ struct Judge<'p, 'h> {
     held: fast::Map<PathBuf, Option<holders::Holder>>,
     /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
     reals: fast::Map<std::ffi::OsString, PathBuf>,
+    /// Folders a write of a plain file (or one not there yet) was judged in and allowed, the
+    /// folder itself no link, not managed and not git's: another plain file in one, named like
+    /// no managed path and not `.git`, is allowed the same way. Tens of thousands of files cost
+    /// a look-up and at most one `lstat` each.
+    plain: fast::Set<std::ffi::OsString>,
+}
+
+/// What an effect does, in the words of a block message.
+fn said(effect: &Effect) -> String {
+    match effect {
+        Effect::Runs { program, .. } if program.is_empty() => "the command runs there".to_string(),
+        Effect::Runs { dir, program, .. } => format!("`{program}` runs in {}", dir.display()),
+        Effect::Enters(dir) => format!("the command enters {}", dir.display()),
+        Effect::GitPlace(dir) => format!("git is pointed at {}", dir.display()),
+        Effect::Writes { path, by } if by == "the edit" => {
+            format!("the action writes {}", path.display())
+        }
+        Effect::Writes { path, by } => format!("{by} may write {}", path.display()),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The caller's agent process: how to find it, then what was found.
@@ -334,8 +355,12 @@ impl Judge<'_, '_> {
         let real = match (path.parent(), path.file_name()) {
             (Some(parent), Some(name)) => {
                 let joined = self.real(parent).join(name);
-                let is_link = !self.listings.absent(&joined)
-                    && std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
+                if self.listings.absent(&joined) {
+                    // Not there: no link to follow, and nothing below it to ask about again.
+                    return joined;
+                }
+                let is_link =
+                    std::fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
                 if is_link {
                     probe::resolve(&joined).unwrap_or(joined)
                 } else {
@@ -363,7 +388,40 @@ impl Judge<'_, '_> {
     }
 
     fn effect(&mut self, effect: &Effect) -> Option<Block> {
-        let (path, what) = match effect {
+        let Effect::Writes { path, .. } = effect else {
+            return self.judge_effect(effect);
+        };
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return self.judge_effect(effect);
+        };
+        // Not there yet, or a plain file (no link, no folder, one link to its data): where it
+        // lies and what writing it does are its folder's.
+        let plain_file = |judge: &mut Self| {
+            use std::os::unix::fs::MetadataExt as _;
+            name != ".git"
+                && !managed::may_be_managed(name)
+                && (judge.listings.absent(path)
+                    || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() == 1))
+        };
+        if self.plain.contains(dir.as_os_str()) && plain_file(self) {
+            return None;
+        }
+        let block = self.judge_effect(effect);
+        if block.is_none()
+            && plain_file(self)
+            && self.real(dir) == dir
+            && !dir
+                .components()
+                .any(|c| c.as_os_str() == ".git" || managed::may_be_managed(c.as_os_str()))
+        {
+            self.plain.insert(dir.as_os_str().to_owned());
+        }
+        block
+    }
+
+    fn judge_effect(&mut self, effect: &Effect) -> Option<Block> {
+        // What the effect does, in words, is made only for a block: most effects pass.
+        let path = match effect {
             Effect::Unknown(raw) => return Some(Block::Unknown { raw: raw.clone() }),
             Effect::Refused { what, hint } => {
                 return Some(Block::Refused {
@@ -376,15 +434,8 @@ impl Judge<'_, '_> {
             }
             // Judged by `moves`, once every place is.
             Effect::MovesBranch { .. } | Effect::ChecksOut(_) => return None,
-            Effect::Runs { dir, program, .. } if program.is_empty() => {
-                (dir, "the command runs there".to_string())
-            }
-            Effect::Runs { dir, program, .. } => {
-                (dir, format!("`{program}` runs in {}", dir.display()))
-            }
-            Effect::Enters(dir) => (dir, format!("the command enters {}", dir.display())),
-            Effect::GitPlace(dir) => (dir, format!("git is pointed at {}", dir.display())),
-            Effect::Writes { path, by } => {
+            Effect::Runs { dir, .. } | Effect::Enters(dir) | Effect::GitPlace(dir) => dir,
+            Effect::Writes { path, .. } => {
                 // Through a link (`cl -> .claude`) the file written is the one it resolves to.
                 let real = Some(self.real(path)).filter(|r| r != path);
                 let either = |check: &dyn Fn(&Path) -> bool| {
@@ -414,12 +465,7 @@ impl Judge<'_, '_> {
                         ),
                     });
                 }
-                let what = if by == "the edit" {
-                    format!("the action writes {}", path.display())
-                } else {
-                    format!("{by} may write {}", path.display())
-                };
-                (path, what)
+                path
             }
         };
         let place = match self.place(path) {
@@ -434,7 +480,10 @@ impl Judge<'_, '_> {
             // Reading the primary from elsewhere is allowed; standing in it, nothing is.
             let reads = matches!(effect, Effect::Runs { reads: true, .. });
             if !(reads && self.in_primary.is_none()) {
-                return Some(Block::Primary { root, what });
+                return Some(Block::Primary {
+                    root,
+                    what: said(effect),
+                });
             }
             return None;
         }
@@ -444,7 +493,7 @@ impl Judge<'_, '_> {
         {
             return Some(Block::Primary {
                 root: root.clone(),
-                what: format!("{what}, which is not a linked worktree"),
+                what: format!("{}, which is not a linked worktree", said(effect)),
             });
         }
         // `rm -rf ..` from a worktree beside the primary reaches into it.
@@ -452,20 +501,20 @@ impl Judge<'_, '_> {
         if reaches_in && let Some(root) = self.primaries.iter().find(|p| p.starts_with(path)) {
             return Some(Block::Primary {
                 root: root.clone(),
-                what: format!("{what}, which holds it"),
+                what: format!("{}, which holds it", said(effect)),
             });
         }
         // Another live session's worktree is not this agent's to change.
         let writes = reaches_in || matches!(effect, Effect::Runs { reads: false, .. });
         if writes && let Place::Linked { root, .. } = &place {
-            return self.foreign(root, &what);
+            return self.foreign(root, effect);
         }
         None
     }
 
     /// A block when the linked worktree at `root` is not where the agent stands and another
     /// live session holds it (its claim, or an agent berth launched there).
-    fn foreign(&mut self, root: &Path, what: &str) -> Option<Block> {
+    fn foreign(&mut self, root: &Path, effect: &Effect) -> Option<Block> {
         if self.cwd.starts_with(root) {
             return None;
         }
@@ -498,7 +547,8 @@ impl Judge<'_, '_> {
         }?;
         Some(Block::Refused {
             what: format!(
-                "{what}, in the worktree {} that another live session holds ({}, pid {})",
+                "{}, in the worktree {} that another live session holds ({}, pid {})",
+                said(effect),
                 root.display(),
                 holder.session,
                 holder.pid

@@ -214,6 +214,14 @@ fn same(path: &Path, segments: &str) -> bool {
         && components.next().is_none()
 }
 
+/// Could a path holding a component named `name` be managed? False for nearly every name, and
+/// then no path is managed for it.
+pub fn may_be_managed(name: &std::ffi::OsStr) -> bool {
+    first_segments()
+        .iter()
+        .any(|f| is_named(Component::Normal(name), f))
+}
+
 fn is_named(c: Component<'_>, name: &str) -> bool {
     match c {
         Component::Normal(n) => n.to_str().is_some_and(|n| n.eq_ignore_ascii_case(name)),

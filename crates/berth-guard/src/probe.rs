@@ -125,9 +125,14 @@ impl Locator {
                 .last()
                 .and_then(|top| top.parent())
                 .is_some_and(|p| self.missing.contains(p.as_os_str()));
-            for p in chain.iter().rev() {
+            // The folders above `path` are kept for the paths that follow; `path` itself (most
+            // often a file that is not there yet) is not, so thousands of them cost no memory.
+            for (at, p) in chain.iter().enumerate().rev() {
+                let keep = at > 0;
                 if missing {
-                    self.missing.insert(p.as_os_str().to_owned());
+                    if keep {
+                        self.missing.insert(p.as_os_str().to_owned());
+                    }
                 } else {
                     let seen = if self.listings.absent(p) {
                         Some(true)
@@ -137,7 +142,7 @@ impl Locator {
                     match seen {
                         Some(gone) => {
                             missing = gone;
-                            if gone {
+                            if gone && keep {
                                 self.missing.insert(p.as_os_str().to_owned());
                             }
                         }
@@ -147,10 +152,12 @@ impl Locator {
                         }
                     }
                 }
-                self.known.insert(p.as_os_str().to_owned(), place.clone());
+                if keep {
+                    self.known.insert(p.as_os_str().to_owned(), place.clone());
+                }
             }
             if inherited {
-                return Ok(self.known[path.as_os_str()].clone());
+                return Ok(place);
             }
         }
         let place = locate(path)?;
@@ -171,10 +178,7 @@ const LIST_AT_MOST: usize = 65_536;
 #[derive(Default)]
 pub struct Listings {
     asked: crate::fast::Map<std::ffi::OsString, u32>,
-    names: crate::fast::Map<
-        std::ffi::OsString,
-        Option<crate::fast::Set<std::ffi::OsString>>,
-    >,
+    names: crate::fast::Map<std::ffi::OsString, Option<crate::fast::Set<std::ffi::OsString>>>,
     gone: crate::fast::Set<std::ffi::OsString>,
 }
 
@@ -194,28 +198,27 @@ impl Listings {
     }
 
     fn listed_absent(&mut self, path: &Path) -> bool {
-        if self.gone.contains(path.as_os_str()) {
+        if !self.gone.is_empty() && self.gone.contains(path.as_os_str()) {
             return true;
         }
         let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
             return false;
         };
-        if !self.names.contains_key(dir.as_os_str()) {
-            let asked = self.asked.entry(dir.as_os_str().to_owned()).or_insert(0);
-            *asked += 1;
-            if *asked < LIST_AFTER {
-                return false;
-            }
-            self.names
-                .insert(dir.as_os_str().to_owned(), read_names(dir));
+        // One look-up of the folder for each path, one of the name in its listing: this runs
+        // for every path of a command naming thousands.
+        match self.names.get(dir.as_os_str()) {
+            Some(Some(names)) => return !names.contains(name),
+            Some(None) => return false,
+            None => {}
         }
-        let absent = match &self.names[dir.as_os_str()] {
-            Some(names) => !names.contains(name),
-            None => false,
-        };
-        if absent {
-            self.gone.insert(path.as_os_str().to_owned());
+        let asked = self.asked.entry(dir.as_os_str().to_owned()).or_insert(0);
+        *asked += 1;
+        if *asked < LIST_AFTER {
+            return false;
         }
+        let names = read_names(dir);
+        let absent = names.as_ref().is_some_and(|n| !n.contains(name));
+        self.names.insert(dir.as_os_str().to_owned(), names);
         absent
     }
 }

@@ -33,7 +33,7 @@ pub enum Dir {
 }
 
 /// One thing the command does that the decision must judge.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// `program` runs with `dir` as its working directory; `reads` when it only reads there.
     Runs {
@@ -65,6 +65,42 @@ pub enum Effect {
     /// it cannot read would run (configuration from another file, a folder of hooks), or an
     /// agent would approve or land work. `what` says what, `hint` the way forward.
     Refused { what: String, hint: String },
+}
+
+/// Paths hash by their bytes, not component by component as `Path` does: a command naming tens
+/// of thousands of them is deduplicated in a fraction of the time. Two equal paths spelled apart
+/// (`a//b`, `a/b`) only hash apart, and are then judged twice.
+impl std::hash::Hash for Effect {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let path = |p: &PathBuf, h: &mut H| p.as_os_str().as_encoded_bytes().hash(h);
+        std::mem::discriminant(self).hash(h);
+        match self {
+            Effect::Runs {
+                dir,
+                program,
+                reads,
+            } => {
+                path(dir, h);
+                program.hash(h);
+                reads.hash(h);
+            }
+            Effect::Enters(p) | Effect::GitPlace(p) => path(p, h),
+            Effect::Writes { path: p, by } => {
+                path(p, h);
+                by.hash(h);
+            }
+            Effect::MovesBranch { dir, branch, by } => {
+                path(dir, h);
+                branch.hash(h);
+                by.hash(h);
+            }
+            Effect::SharedConfig(t) | Effect::ChecksOut(t) | Effect::Unknown(t) => t.hash(h),
+            Effect::Refused { what, hint } => {
+                what.hash(h);
+                hint.hash(h);
+            }
+        }
+    }
 }
 
 /// A branch a git command writes.

@@ -20,7 +20,7 @@ pub(super) struct Walk<'e> {
     /// Every directory the shell may be in at this point.
     pub(super) dirs: Vec<Dir>,
     pub(super) effects: Vec<Effect>,
-    seen: HashSet<Effect>,
+    seen: crate::fast::Set<Effect>,
     pub(super) depth: usize,
     /// Inside a loop or after a function definition: a relative `cd` may repeat.
     pub(super) loops: usize,
@@ -73,7 +73,7 @@ impl<'e> Walk<'e> {
             env,
             dirs: vec![Dir::Path(cwd.to_path_buf())],
             effects: Vec::new(),
-            seen: HashSet::new(),
+            seen: crate::fast::Set::default(),
             depth: 0,
             loops: 0,
             home_set: false,
