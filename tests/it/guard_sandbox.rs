@@ -9,14 +9,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-struct Sandbox {
-    base: PathBuf,
-    primary: PathBuf,
-    linked: PathBuf,
+pub(crate) struct Sandbox {
+    pub(crate) base: PathBuf,
+    pub(crate) primary: PathBuf,
+    pub(crate) linked: PathBuf,
 }
 
 impl Sandbox {
-    fn new(tag: &str) -> Sandbox {
+    pub(crate) fn new(tag: &str) -> Sandbox {
         let base = std::env::temp_dir().join(format!("berth-sandbox-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
         std::fs::create_dir_all(base.join("home")).expect("temp dir");
@@ -39,7 +39,7 @@ impl Sandbox {
         s
     }
 
-    fn env(&self, cmd: &mut Command) {
+    pub(crate) fn env(&self, cmd: &mut Command) {
         cmd.env("HOME", self.base.join("home"))
             .env("XDG_DATA_HOME", self.base.join("home/data"))
             .env("XDG_CONFIG_HOME", self.base.join("home/config"))
@@ -55,18 +55,18 @@ impl Sandbox {
             .env_remove("CDPATH");
     }
 
-    fn git(&self, dir: &Path, args: &[&str]) {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) {
         let mut cmd = Command::new("git");
         cmd.args(args).current_dir(dir);
         self.env(&mut cmd);
         assert!(cmd.status().expect("git runs").success(), "git {args:?}");
     }
 
-    fn guard(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    pub(crate) fn guard(&self, dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
         self.guard_with(dir, args, stdin, &[])
     }
 
-    fn guard_with(
+    pub(crate) fn guard_with(
         &self,
         dir: &Path,
         args: &[&str],
@@ -89,7 +89,7 @@ impl Sandbox {
         child.wait_with_output().expect("guard exits")
     }
 
-    fn allows(&self, dir: &Path, command: &str) -> bool {
+    pub(crate) fn allows(&self, dir: &Path, command: &str) -> bool {
         let o = self.guard(dir, &["--", command], None);
         match o.status.code() {
             Some(0) => true,
@@ -98,7 +98,7 @@ impl Sandbox {
         }
     }
 
-    fn allows_write(&self, dir: &Path, file: &Path) -> bool {
+    pub(crate) fn allows_write(&self, dir: &Path, file: &Path) -> bool {
         let json = serde_json::json!({
             "session_id": "s", "cwd": dir, "hook_event_name": "PreToolUse",
             "tool_name": "Write", "tool_input": {"file_path": file, "content": "x"},
@@ -113,7 +113,7 @@ impl Sandbox {
     }
 
     /// Runs `command` with bash from `dir`, as the agent's shell would, for at most 5 s.
-    fn run(&self, dir: &Path, command: &str) {
+    pub(crate) fn run(&self, dir: &Path, command: &str) {
         let mut cmd = Command::new("timeout");
         cmd.args(["5", "bash", "-c", command])
             .current_dir(dir)
@@ -125,7 +125,7 @@ impl Sandbox {
     }
 
     /// What real git prints for `args` in `dir`, trimmed; `None` when it fails.
-    fn git_out(&self, dir: &Path, args: &[&str]) -> Option<String> {
+    pub(crate) fn git_out(&self, dir: &Path, args: &[&str]) -> Option<String> {
         let mut cmd = Command::new("git");
         cmd.args(args).current_dir(dir).stderr(Stdio::null());
         self.env(&mut cmd);
@@ -136,7 +136,7 @@ impl Sandbox {
     }
 
     /// Where `branch` points in the repository and on its remote `origin`, as git says.
-    fn tips(&self, branch: &str) -> (Option<String>, Option<String>) {
+    pub(crate) fn tips(&self, branch: &str) -> (Option<String>, Option<String>) {
         let r = format!("refs/heads/{branch}");
         let ask = |dir: &Path| self.git_out(dir, &["rev-parse", "--verify", "-q", &r]);
         (ask(&self.primary), ask(&self.base.join("origin.git")))
@@ -145,10 +145,16 @@ impl Sandbox {
     /// Every file of the primary's working tree with its content, and what of its `.git` a
     /// write into the primary would change: config, hooks, HEAD and the trunk's ref (the
     /// worktrees' admin folders and other branches are theirs to change).
-    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+    pub(crate) fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        Self::snapshot_of(&self.primary)
+    }
+
+    /// [`Sandbox::snapshot`] of the checkout at `root` (a linked worktree's `.git` file is left
+    /// out: git rewrites it).
+    pub(crate) fn snapshot_of(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
         let mut out = BTreeMap::new();
-        let mut stack = vec![self.primary.clone()];
-        let git = self.primary.join(".git");
+        let mut stack = vec![root.to_path_buf()];
+        let git = root.join(".git");
         let kept = |p: &Path| {
             !p.starts_with(&git)
                 || p == git.join("config")
@@ -168,7 +174,17 @@ impl Sandbox {
                 if meta.is_dir() && (p == git || kept(&p)) {
                     stack.push(p);
                 } else if !meta.is_dir() && kept(&p) {
-                    let body = std::fs::read(&p).unwrap_or_default();
+                    // A fifo an attack made would block a read: its kind is what changed.
+                    let body = if meta.is_file() {
+                        std::fs::read(&p).unwrap_or_default()
+                    } else if meta.file_type().is_symlink() {
+                        std::fs::read_link(&p)
+                            .unwrap_or_default()
+                            .into_os_string()
+                            .into_encoded_bytes()
+                    } else {
+                        b"(not a file)".to_vec()
+                    };
                     out.insert(p, body);
                 }
             }
@@ -177,11 +193,11 @@ impl Sandbox {
     }
 
     /// The paths that differ between two snapshots.
-    fn changed(
-        before: &BTreeMap<PathBuf, Vec<u8>>,
-        after: &BTreeMap<PathBuf, Vec<u8>>,
-    ) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = before
+    pub(crate) fn changed<K: Ord + Clone>(
+        before: &BTreeMap<K, Vec<u8>>,
+        after: &BTreeMap<K, Vec<u8>>,
+    ) -> Vec<K> {
+        let mut out: Vec<K> = before
             .iter()
             .filter(|(p, b)| after.get(*p) != Some(b))
             .map(|(p, _)| p.clone())
@@ -328,7 +344,7 @@ fn no_agent_moves_the_branch_the_primary_has_checked_out() {
 /// checked out nowhere (the primary sits on `home`; `berth.trunk` is `trunk`), a bare `origin`
 /// lags one commit behind it, a branch `other` leaves it, and the linked worktree is on
 /// `berth/x`, one commit (a file) ahead of it.
-fn trunk_world(tag: &str, trunk: &str) -> Sandbox {
+pub(crate) fn trunk_world(tag: &str, trunk: &str) -> Sandbox {
     let s = Sandbox::new(tag);
     s.git(&s.base, &["clone", "-q", "--bare", "primary", "origin.git"]);
     s.git(&s.primary, &["remote", "add", "origin", "../origin.git"]);
@@ -386,7 +402,7 @@ fn every_one_is_a_trunk_write_the_guard_blocks(tag: &str, trunk: &str, commands:
 }
 
 /// The part of a fixture after the header line that starts with `header`.
-fn section<'t>(text: &'t str, header: &str) -> &'t str {
+pub(crate) fn section<'t>(text: &'t str, header: &str) -> &'t str {
     let (_, rest) = text.split_once(header).expect("the section");
     rest.split_once('\n').expect("its lines").1
 }
