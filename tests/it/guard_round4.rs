@@ -362,8 +362,8 @@ fn round4_values_made_at_run_time_that_decide_a_written_path_block() {
     closed("runtime-values");
 }
 
+/// Closed by the guard's round 4 (settings, options and variables that name programs).
 #[test]
-#[ignore = "issue 25: guard round 4, class 2 (git options and environment that run programs)"]
 fn round4_git_options_and_environment_that_run_programs_block() {
     closed("git-programs");
 }
