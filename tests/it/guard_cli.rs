@@ -362,7 +362,12 @@ fn among_thousands_of_plain_files_one_link_into_the_primary_still_blocks() {
     std::os::unix::fs::symlink(r.primary.join("README"), dir.join("link")).unwrap();
     std::fs::hard_link(r.primary.join("README"), dir.join("hard")).unwrap();
     let plain = names.join(" ");
-    let o = r.guard(&r.linked, &[&format!("truncate -s0 {plain} many/new")], None, &[]);
+    let o = r.guard(
+        &r.linked,
+        &[&format!("truncate -s0 {plain} many/new")],
+        None,
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for special in ["many/link", "many/hard", "many/.git"] {
         let c = format!("truncate -s0 {plain} {special}");
