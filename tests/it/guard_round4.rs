@@ -375,25 +375,21 @@ fn round4_a_script_written_and_run_in_one_command_blocks() {
 }
 
 #[test]
-#[ignore = "issue 25: guard round 4, class 4 (the trunk through state git keeps)"]
 fn round4_the_trunk_reached_through_state_git_keeps_blocks() {
     closed("trunk-state");
 }
 
 #[test]
-#[ignore = "issue 25: guard round 4, class 5 (links and output arguments)"]
 fn round4_links_and_output_arguments_into_the_primary_block() {
     closed("links-outputs");
 }
 
 #[test]
-#[ignore = "issue 25: guard round 4, class 6 (sibling worktrees another session holds)"]
 fn round4_writes_into_a_sibling_worktree_another_session_holds_block() {
     closed("sibling-worktrees");
 }
 
 #[test]
-#[ignore = "issue 25: guard round 4, class 7 (who may approve and ship)"]
 fn round4_agents_may_not_approve_or_ship() {
     let mut wrong = wrong_in(class("approve-ship"));
     wrong.extend(wrong_in(class("approve-ship-2")));

@@ -322,6 +322,33 @@ struct Judge<'p, 'h> {
     plain: fast::Set<std::ffi::OsString>,
 }
 
+/// The branches a command checks out, in order, with each `-` or `@{-N}` replaced by the one
+/// it names when the command itself checked that one out (or it is `head`, checked out at the
+/// start). One that reaches back further stays as written: only git's reflog knows it.
+fn previous_resolved(head: Option<&str>, checked_out: &[&str]) -> Vec<String> {
+    let mut history: Vec<Option<String>> = vec![head.map(str::to_string)];
+    let mut out = Vec::new();
+    for c in checked_out {
+        let back = match *c {
+            "-" => Some(1),
+            c => c
+                .strip_prefix("@{-")
+                .and_then(|n| n.strip_suffix('}'))
+                .and_then(|n| n.parse::<usize>().ok()),
+        };
+        let named = match back {
+            Some(n) => history
+                .len()
+                .checked_sub(1 + n)
+                .and_then(|at| history[at].clone()),
+            None => Some(c.to_string()),
+        };
+        out.push(named.clone().unwrap_or_else(|| c.to_string()));
+        history.push(named);
+    }
+    out
+}
+
 /// What an effect does, in the words of a block message.
 fn said(effect: &Effect) -> String {
     match effect {
@@ -512,6 +539,52 @@ impl Judge<'_, '_> {
         None
     }
 
+    /// The caller's agent process, looked up the first time it is asked for.
+    fn agent_pid(&mut self) -> Option<u32> {
+        match self.agent {
+            Some(Agent::Find(find)) => {
+                let pid = find();
+                self.agent = Some(Agent::Found(pid));
+                Some(pid)
+            }
+            Some(Agent::Found(pid)) => Some(pid),
+            None => None,
+        }
+    }
+
+    /// A block when the branch `name` names is checked out in a linked worktree another live
+    /// session holds (`Some(None)` when none is, `None` to let `moves` go on).
+    fn sibling_branch(&mut self, root: &Path, name: &str, by: &str) -> Option<Option<Block>> {
+        let held = match probe::held_branches(root) {
+            Ok(held) => held,
+            Err(e) => {
+                return Some(Some(Block::Failed {
+                    what: e.to_string(),
+                }));
+            }
+        };
+        let agent = self.agent_pid();
+        for (branch, folder, holders) in held {
+            if self.cwd.starts_with(&folder) || !names_branch(name, &branch) {
+                continue;
+            }
+            let theirs = holders
+                .iter()
+                .find(|h| !h.is(self.session.as_deref(), agent));
+            if let Some(h) = theirs {
+                return Some(Some(Block::Refused {
+                    what: format!(
+                        "`{by}` moves {branch}, the branch of a worktree another live session holds \
+                         ({}, pid {})",
+                        h.session, h.pid
+                    ),
+                    hint: "work on your own branch; ask its holder or the master".to_owned(),
+                }));
+            }
+        }
+        None
+    }
+
     /// A block when the linked worktree at `root` is not where the agent stands and another
     /// live session holds it (its claim, or an agent berth launched there).
     fn foreign(&mut self, root: &Path, effect: &Effect) -> Option<Block> {
@@ -529,15 +602,7 @@ impl Judge<'_, '_> {
                         });
                     }
                 };
-                let agent = match self.agent {
-                    Some(Agent::Find(find)) => {
-                        let pid = find();
-                        self.agent = Some(Agent::Found(pid));
-                        Some(pid)
-                    }
-                    Some(Agent::Found(pid)) => Some(pid),
-                    None => None,
-                };
+                let agent = self.agent_pid();
                 let theirs = live
                     .into_iter()
                     .find(|h| !h.is(self.session.as_deref(), agent));
@@ -597,12 +662,21 @@ impl Judge<'_, '_> {
         };
         let trunk = &b.trunk;
         let on_trunk = |name: &str| names_branch(name, trunk);
+        // `-` and `@{-N}` the command can answer itself (`git switch -c t && git switch -`).
+        let checked_out = previous_resolved(b.head.as_deref(), checked_out);
+        let checked_out: Vec<&str> = checked_out.iter().map(String::as_str).collect();
         let trunk_block = |what: String| {
             Some(Block::Trunk {
                 trunk: trunk.clone(),
                 what,
             })
         };
+        if let Ref::Named(name) = branch
+            && !on_trunk(name)
+            && let Some(block) = self.sibling_branch(&root, name, by)
+        {
+            return block;
+        }
         match branch {
             Ref::All => trunk_block(format!(
                 "`{by}` may move every branch, the trunk {trunk} too"
@@ -1050,6 +1124,17 @@ pub(crate) mod tests {
             })
             .collect();
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn going_back_to_a_branch_the_command_itself_left_is_that_branch() {
+        let r = |head, c: &[&str]| previous_resolved(head, c);
+        assert_eq!(r(Some("x"), &["t", "-"]), ["t", "x"]);
+        assert_eq!(r(Some("x"), &["-"]), ["-"]);
+        assert_eq!(r(None, &["t", "-"]), ["t", "-"]);
+        assert_eq!(r(Some("x"), &["t", "u", "@{-2}"]), ["t", "u", "x"]);
+        assert_eq!(r(Some("x"), &["t", "@{-2}"]), ["t", "@{-2}"]);
+        assert_eq!(r(Some("x"), &["t", "-", "-"]), ["t", "x", "t"]);
     }
 
     #[test]

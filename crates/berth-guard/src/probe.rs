@@ -541,6 +541,51 @@ pub fn holders(root: &Path) -> io::Result<Vec<crate::holders::Holder>> {
     Ok(live)
 }
 
+/// The branch each linked worktree of `root`'s repository has checked out, where a live
+/// session holds that worktree: `(branch, the worktree's folder, its live holders)`. Read only
+/// when a command names a branch to write.
+pub fn held_branches(
+    root: &Path,
+) -> io::Result<Vec<(String, PathBuf, Vec<crate::holders::Holder>)>> {
+    let dot_git = root.join(".git");
+    let admin = match fs::metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => dot_git,
+        Ok(_) => admin_of(root, &dot_git)?,
+        Err(e) if is_missing(&e) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let common = match read_admin_file(&admin.join("commondir"), SMALL)? {
+        Some(text) => admin.join(OsStr::from_bytes(first_line(&text))),
+        None => admin,
+    };
+    let entries = match fs::read_dir(common.join("worktrees")) {
+        Ok(entries) => entries,
+        Err(e) if is_missing(&e) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let wt = entry?.path();
+        let Some(text) = read_admin_file(&wt.join(crate::names::HOLDERS_FILE), SMALL)? else {
+            continue;
+        };
+        let mut live = crate::holders::parse(&String::from_utf8_lossy(&text)).unwrap_or_default();
+        live.retain(|h| crate::process::alive(h.pid, h.start));
+        if live.is_empty() {
+            continue;
+        }
+        let Some(gitdir) = read_admin_file(&wt.join("gitdir"), SMALL)? else {
+            continue;
+        };
+        let dot_git = wt.join(OsStr::from_bytes(first_line(&gitdir).trim_ascii()));
+        let folder = dot_git.parent().map_or(dot_git.clone(), Path::to_path_buf);
+        if let Some(branch) = head_branch(&wt)? {
+            out.push((branch, folder, live));
+        }
+    }
+    Ok(out)
+}
+
 /// Whether the worktree admin folder `admin` names `<dir>/.git` in its `gitdir` file (absolute,
 /// or relative to `admin` as git 2.48's relative worktrees write it). Only the folder part is
 /// resolved: a `.git` that is itself a link to a real worktree's `.git` is not that worktree.

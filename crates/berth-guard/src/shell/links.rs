@@ -3,7 +3,7 @@
 //! for the walk to judge; they never decide and never look at the disk.
 
 use super::walker::Walk;
-use super::words::Arg;
+use super::words::{Arg, split_option};
 
 /// Does `cp` (with these arguments) make links rather than copies (`-s`, `-l`, in any bundle
 /// such as `-al` or `-sf`)? A link made to the primary is a way to write it later.
@@ -14,6 +14,21 @@ pub(super) fn cp_links(program: &str, rest: &[Arg]) -> bool {
             Some(t) if t.starts_with('-') && !t.starts_with("--") => t[1..].contains(['s', 'l']),
             _ => false,
         })
+}
+
+/// Does `ln` or `cp` (with these arguments) make symbolic links (`-s`, `--symbolic`,
+/// `--symbolic-link`, in any bundle)?
+pub(super) fn symbolic(program: &str, rest: &[Arg]) -> bool {
+    let long: &[&str] = match program {
+        "ln" => &["--symbolic"],
+        "cp" => &["--symbolic-link"],
+        _ => return false,
+    };
+    rest.iter().any(|a| match a.text.as_deref() {
+        Some(t) if t.starts_with("--") => long.contains(&t),
+        Some(t) if t.starts_with('-') => t[1..].contains('s'),
+        _ => false,
+    })
 }
 
 impl Walk<'_> {
@@ -46,15 +61,78 @@ impl Walk<'_> {
             // One operand: the link is made where the shell stands, as the word is read.
             None => return,
         };
-        for target in targets
-            .iter()
-            .filter(|t| !t.starts_with('/') && !t.starts_with('~'))
-        {
+        for base in &bases {
+            self.writes_path(base, by, true);
+        }
+        for target in targets {
+            if target.starts_with('/') || target.starts_with('~') {
+                self.named(target, by);
+                continue;
+            }
             for base in &bases {
                 let base = if base.is_empty() { "/" } else { base };
                 self.named(&format!("{base}/{target}"), by);
             }
         }
+        if rest.iter().any(|a| a.text.is_none()) {
+            self.unknown(format!("what {by} links"));
+        }
+    }
+
+    /// `script [options] [file]`: the file (default `typescript`) is written, with `-a` added
+    /// to; `-c`'s text runs; the timing and log options name files it writes as well.
+    pub(super) fn script(&mut self, rest: &[Arg], by: &str) {
+        let mut file = None;
+        let mut i = 0;
+        while let Some(a) = rest.get(i) {
+            i += 1;
+            let Some(t) = a.text.as_deref() else {
+                self.unknown(format!("what {by} is given ({})", a.raw()));
+                return;
+            };
+            let (opt, glued) = if t.starts_with("--") {
+                split_option(t)
+            } else if t.starts_with('-') && t.len() > 1 {
+                // A bundle (`-qc`): the first letter that takes a value takes the rest of the
+                // word, or the next word.
+                match t.char_indices().find(|&(_, c)| "cTIOBEmot".contains(c)) {
+                    Some((at, _)) => (&t[at..at + 1], Some(&t[at + 1..]).filter(|g| !g.is_empty())),
+                    None => continue,
+                }
+            } else {
+                file.get_or_insert(t.to_string());
+                continue;
+            };
+            let mut value = || match glued {
+                Some(g) => Some(g.to_string()),
+                None => {
+                    i += 1;
+                    rest.get(i - 1).and_then(|a| a.text.clone())
+                }
+            };
+            match opt {
+                "c" | "-c" | "--command" => match value() {
+                    Some(text) => self.nested_text(&text),
+                    None => self.unknown(format!("what {by} runs")),
+                },
+                "T" | "I" | "O" | "B" | "--log-timing" | "--log-in" | "--log-out" | "--log-io" => {
+                    match value() {
+                        Some(f) => self.writes_path(&f, by, true),
+                        None => self.unknown(format!("where {by} logs")),
+                    }
+                }
+                "t" | "--timing" => {
+                    if let Some(f) = glued {
+                        self.writes_path(f, by, true);
+                    }
+                }
+                "E" | "m" | "o" | "--echo" | "--logging-format" | "--output-limit" => {
+                    value();
+                }
+                _ => {}
+            }
+        }
+        self.writes_path(file.as_deref().unwrap_or("typescript"), by, true);
     }
 
     /// `sed`'s script (the first operand, or each `-e`/`--expression`): the files its `w`

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::scan::{self, Op, Redirect, Tok};
 use super::git_programs::names_a_command;
-use super::links::cp_links;
+use super::links::{cp_links, symbolic};
 use super::programs::{
     GIT_PLACE_VARIABLES, INTERPRETERS, SHELLS, WRAPPERS, copy_destination, exec_at, is_reader,
 };
@@ -396,6 +396,10 @@ impl Walk<'_> {
     /// so its first operand may be where the shell goes, and it may write what it names.
     pub(super) fn dynamic_command(&mut self, args: &[Arg]) -> Option<Vec<Dir>> {
         self.runs_here(args[0].raw(), false);
+        // A program only the shell knows may be git berth: its verbs are judged as berth's.
+        if args[1..].iter().any(|a| a.is("ship") || a.is("approve")) {
+            self.berth(&args[1..]);
+        }
         for a in &args[1..] {
             if let Some(t) = &a.text {
                 self.named(t, &format!("`{}`", args[0].raw()));
@@ -424,6 +428,11 @@ impl Walk<'_> {
     ) -> Option<Vec<Dir>> {
         let rest = &args[1..];
         let by = format!("`{program}`");
+        // `script`'s word is the file it writes, not a command it wraps.
+        if program == "script" {
+            self.script(rest, &by);
+            return None;
+        }
         if WRAPPERS.contains(&program) {
             if self.depth >= scan::MAX_NESTING {
                 self.unknown("commands wrapped too deep");
@@ -480,10 +489,13 @@ impl Walk<'_> {
         if is_reader(program, rest) {
             return None;
         }
-        // Links and sed's own writes add paths; the words themselves are judged below.
-        if program == "ln" || cp_links(program, rest) {
+        // A symbolic link's words are read from where it lands, not judged as written; hard
+        // links and sed's own writes add paths to the words judged below.
+        if symbolic(program, rest) {
             self.link_targets(rest, &by);
-        } else if program == "sed" {
+            return None;
+        }
+        if program == "sed" {
             self.sed_scripts(rest, &by);
         }
         if let Some(dest) = copy_destination(program, rest).filter(|_| !cp_links(program, rest)) {
