@@ -527,6 +527,12 @@ pub fn holders(root: &Path) -> io::Result<Vec<crate::holders::Holder>> {
         Err(e) if is_missing(&e) => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    live_holders(&admin)
+}
+
+/// The holders listed in the worktree admin folder `admin` whose process still runs. A file
+/// that is not a list of holders is an error naming it: the guard then blocks.
+fn live_holders(admin: &Path) -> io::Result<Vec<crate::holders::Holder>> {
     let path = admin.join(crate::names::HOLDERS_FILE);
     let Some(text) = read_admin_file(&path, SMALL)? else {
         return Ok(Vec::new());
@@ -566,11 +572,7 @@ pub fn held_branches(
     let mut out = Vec::new();
     for entry in entries {
         let wt = entry?.path();
-        let Some(text) = read_admin_file(&wt.join(crate::names::HOLDERS_FILE), SMALL)? else {
-            continue;
-        };
-        let mut live = crate::holders::parse(&String::from_utf8_lossy(&text)).unwrap_or_default();
-        live.retain(|h| crate::process::alive(h.pid, h.start));
+        let live = live_holders(&wt)?;
         if live.is_empty() {
             continue;
         }
