@@ -112,8 +112,14 @@ impl Block {
                 way_out()
             ),
             Block::Unknown { raw } => format!(
-                "{tool}: blocked: cannot tell where `{raw}` lands (the primary checkout is protected)\n\
-                 hint: spell the directory or file out, without variables or substitutions"
+                "{tool}: blocked: cannot tell where {} lands (the primary checkout is protected)\n\
+                 hint: spell the directory or file out, without variables or substitutions",
+                // A phrase that quotes its own words is not quoted again.
+                if raw.starts_with('`') {
+                    raw.clone()
+                } else {
+                    format!("`{raw}`")
+                }
             ),
             Block::Settings { path } => format!(
                 "{tool}: blocked: {} wires the guard into an agent runtime; agents may not change it \
@@ -434,7 +440,13 @@ impl Judge<'_, '_> {
             return None;
         }
         let block = self.judge_effect(effect);
+        // A checkout's own root is no plain file: its folder may hold other checkouts.
+        let a_root = matches!(
+            self.places.get(path.as_os_str()),
+            Some(Place::Primary { root } | Place::Linked { root, .. }) if root == path
+        );
         if block.is_none()
+            && !a_root
             && plain_file(self)
             && self.real(dir) == dir
             && !dir

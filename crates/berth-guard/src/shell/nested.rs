@@ -17,12 +17,14 @@ impl Walk<'_> {
             return;
         }
         let dirs = self.dirs.clone();
+        let history = self.history.clone();
         let upstream = std::mem::take(&mut self.upstream);
         let loops = self.loops;
         self.depth += 1;
         self.list(toks);
         self.depth -= 1;
         self.dirs = dirs;
+        self.history = history;
         self.upstream = upstream;
         self.loops = loops;
     }

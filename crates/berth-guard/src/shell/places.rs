@@ -13,6 +13,69 @@ use super::{Dir, Effect};
 /// Linux's `PATH_MAX`: a path longer than this names nothing a program can open by name.
 const MAX_PATH_BYTES: usize = 4096;
 
+/// Files whose writes land nowhere on disk: redirecting to them is not writing a file.
+const NOT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
+
+/// The spellings of the folder the shell is in.
+const PWD: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+
+/// How a simple command moved the shell, for what `cd -` and `popd` find later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Move {
+    Cd,
+    Pushd,
+    Popd,
+}
+
+/// Where `cd -` and `popd` go, as far as the command itself set them. The shell's own
+/// `OLDPWD` and directory stack from before the command are unknown: `cd -` before any `cd`, or
+/// a `popd` past what the command pushed, is unknown.
+#[derive(Debug, Clone, Default)]
+pub(super) struct History {
+    /// `OLDPWD`: every folder it may be, or unknown (`None`).
+    previous: Option<Vec<Dir>>,
+    /// The folders `pushd` saved, the last on top.
+    pushed: Vec<Vec<Dir>>,
+    /// A `pushd` or `popd` may have failed: what the stack holds is unknown.
+    unsure: bool,
+}
+
+impl History {
+    /// The shell was in `before` and ran a command that moved it (`moved`); `sure` when what
+    /// follows runs only if the move succeeded (`cd x && ...`).
+    pub(super) fn moved(&mut self, moved: Option<Move>, before: Vec<Dir>, sure: bool) {
+        let Some(moved) = moved else { return };
+        if (moved, sure) == (Move::Pushd, true) {
+            self.pushed.push(before.clone());
+        }
+        self.previous = match (sure, self.previous.take()) {
+            (true, _) => Some(before),
+            // It may have failed, leaving `OLDPWD` as it was.
+            (false, Some(mut old)) => {
+                for d in before {
+                    if !old.contains(&d) {
+                        old.push(d);
+                    }
+                }
+                Some(old)
+            }
+            (false, None) => None,
+        };
+        match (moved, sure) {
+            (Move::Cd | Move::Pushd, true) => {}
+            (Move::Popd, true) => {
+                self.pushed.pop();
+            }
+            (_, false) => self.unsure = true,
+        }
+    }
+}
+
+/// A word as the shell reads it once its quotes are gone (escapes kept, to be refused).
+fn unquoted(raw: &str) -> String {
+    raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect()
+}
+
 impl Walk<'_> {
     /// `cd`/`pushd` and their operand: where the shell goes if they succeed.
     pub(super) fn change_dir(&mut self, name: &Arg, args: &[Arg]) -> Option<Vec<Dir>> {
@@ -48,11 +111,49 @@ impl Walk<'_> {
             into.extend(self.dirs.iter().cloned());
             return Some(into);
         }
-        let Some(text) = dest.text.as_deref() else {
+        // `cd "$PWD/src"`: the folder the shell is in, when that is one folder.
+        let pwd = match dest.text {
+            Some(_) => None,
+            None => Some(unquoted(dest.raw()))
+                .filter(|t| PWD.iter().any(|p| t.starts_with(p)))
+                .map(|t| self.known_prefix(&t))
+                .filter(|t| !t.contains(['$', '`', '*', '?', '[', '{', '\\'])),
+        };
+        let Some(text) = dest.text.as_deref().or(pwd.as_deref()) else {
             self.unknown(dest.raw().to_string());
             return None;
         };
-        if text == "-" || (text.starts_with('+') && name.is("pushd")) {
+        if self.loops > 0 && (text == "-" || name.is("pushd")) {
+            self.unknown(format!(
+                "`{} {text}` inside a loop or function (it may run any number of times)",
+                name.raw()
+            ));
+            return None;
+        }
+        self.moved = Some(if name.is("pushd") {
+            Move::Pushd
+        } else {
+            Move::Cd
+        });
+        if text == "-" {
+            return match self.history.previous.clone() {
+                Some(into) => {
+                    for d in &into {
+                        self.enter(d);
+                    }
+                    Some(into)
+                }
+                None => {
+                    self.unknown(format!(
+                        "`{} -` (the folder the shell was in before this command; join \
+                         `cd <folder> && ... && cd -` with `&&`)",
+                        name.raw()
+                    ));
+                    None
+                }
+            };
+        }
+        if text.starts_with('+') && name.is("pushd") {
             self.unknown(format!("{} {text}", name.raw()));
             return None;
         }
@@ -93,6 +194,29 @@ impl Walk<'_> {
         } else {
             Some(places)
         }
+    }
+
+    /// `popd`: back to the folder the command's own `pushd` saved; any other is unknown.
+    pub(super) fn pop_dir(&mut self, args: &[Arg]) -> Option<Vec<Dir>> {
+        let top = self.history.pushed.last().cloned();
+        let why = if !args.is_empty() {
+            "with options or a place in the stack"
+        } else if self.loops > 0 {
+            "inside a loop or function (it may run any number of times)"
+        } else if self.history.unsure || top.is_none() {
+            "to a folder only the shell knows; join `pushd <folder> && ... && popd` with `&&`"
+        } else {
+            ""
+        };
+        let Some(into) = top.filter(|_| why.is_empty()) else {
+            self.unknown(format!("`popd` ({why})"));
+            return None;
+        };
+        self.moved = Some(Move::Popd);
+        for d in &into {
+            self.enter(d);
+        }
+        Some(into)
     }
 
     fn enter(&mut self, d: &Dir) {
@@ -167,7 +291,7 @@ impl Walk<'_> {
     /// is in (when there is one), and `$HOME` the home the guard knows (when the command does
     /// not set it).
     fn known_prefix(&self, text: &str) -> String {
-        for pwd in ["${PWD}", "$PWD", "$(pwd)", "`pwd`"] {
+        for pwd in PWD {
             if let Some(rest) = text.strip_prefix(pwd)
                 && let [Dir::Path(d)] = self.dirs.as_slice()
                 && !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
@@ -281,7 +405,15 @@ impl Walk<'_> {
             }
             return;
         }
+        // The kernel refuses a longer name (ENAMETOOLONG), so it writes nothing; the
+        // path-like pieces of long script text are judged on their own.
+        if text.len() >= MAX_PATH_BYTES {
+            return;
+        }
         for p in self.resolve(text) {
+            if NOT_FILES.iter().any(|f| p == Path::new(f)) {
+                continue;
+            }
             self.emit(Effect::Writes {
                 path: p,
                 by: by.to_string(),

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::super::scan::{self, Op, Redirect, Tok};
 use super::git_programs::names_a_command;
 use super::links::{cp_links, symbolic};
+use super::places::{History, Move};
 use super::programs::{
     GIT_PLACE_VARIABLES, INTERPRETERS, SHELLS, WRAPPERS, copy_destination, exec_at, is_reader,
 };
@@ -19,6 +20,10 @@ pub(super) struct Walk<'e> {
     pub(super) env: Env<'e>,
     /// Every directory the shell may be in at this point.
     pub(super) dirs: Vec<Dir>,
+    /// Where `cd -` and `popd` go, as far as this command set them.
+    pub(super) history: History,
+    /// The simple command just walked moved the shell, and how.
+    pub(super) moved: Option<Move>,
     pub(super) effects: Vec<Effect>,
     seen: crate::fast::Set<Effect>,
     pub(super) depth: usize,
@@ -72,6 +77,8 @@ impl<'e> Walk<'e> {
         Walk {
             env,
             dirs: vec![Dir::Path(cwd.to_path_buf())],
+            history: History::default(),
+            moved: None,
             effects: Vec::new(),
             seen: crate::fast::Set::default(),
             depth: 0,
@@ -114,7 +121,7 @@ impl Walk<'_> {
 
     pub(super) fn list(&mut self, toks: &[Tok]) {
         // Directories saved at each `(`, restored at its `)`: a subshell's `cd` stays inside.
-        let mut saved: Vec<Vec<Dir>> = Vec::new();
+        let mut saved: Vec<(Vec<Dir>, History)> = Vec::new();
         let mut start = 0;
         let mut piped_in = false;
         let mut i = 0;
@@ -128,18 +135,24 @@ impl Walk<'_> {
                 None => None,
             };
             let before = self.dirs.clone();
+            self.moved = None;
             let entered = self.simple(&toks[start..i], Position { piped_in });
+            let moved = self.moved.take();
             match (op, entered) {
                 // `cd x && y`: y runs only where the cd succeeded.
-                (Some(Op::And), Some(into)) => self.dirs = into,
+                (Some(Op::And), Some(into)) => {
+                    self.dirs = into;
+                    self.history.moved(moved, before, true);
+                }
                 // `cd x | y`: the cd ran in a subshell of the pipeline.
                 (Some(Op::Pipe), Some(_)) => self.dirs = before,
                 // Otherwise the cd may have failed: the shell is in either place.
                 (_, Some(into)) => {
-                    self.dirs = before;
+                    self.dirs = before.clone();
                     for d in into {
                         self.add_dir(d);
                     }
+                    self.history.moved(moved, before, false);
                 }
                 _ => {}
             }
@@ -151,12 +164,11 @@ impl Walk<'_> {
                 self.upstream.clear();
             }
             match op {
-                Some(Op::Open) => saved.push(self.dirs.clone()),
+                Some(Op::Open) => saved.push((self.dirs.clone(), self.history.clone())),
                 Some(Op::Close) => {
-                    if let Some(d) = saved.pop() {
-                        // What ran inside may have been skipped: keep the union small and safe.
-                        let inside = std::mem::replace(&mut self.dirs, d);
-                        let _ = inside;
+                    if let Some((dirs, history)) = saved.pop() {
+                        self.dirs = dirs;
+                        self.history = history;
                     }
                 }
                 _ => {}
@@ -322,10 +334,7 @@ impl Walk<'_> {
         }
         match program.as_str() {
             "cd" | "pushd" => return self.change_dir(name, &args[1..]),
-            "popd" => {
-                self.unknown("popd");
-                return None;
-            }
+            "popd" => return self.pop_dir(&args[1..]),
             "alias" if args.iter().skip(1).any(|a| a.raw().contains('=')) => {
                 self.unknown("an alias defined in the command");
                 return None;
@@ -576,6 +585,56 @@ mod tests {
                 fx(cmd)
             );
         }
+    }
+
+    #[test]
+    fn cd_dash_and_popd_return_where_the_command_itself_was() {
+        assert_eq!(
+            fx("cd /a && cd - && make"),
+            vec![
+                Effect::Enters("/a".into()),
+                Effect::Enters("/w".into()),
+                runs("/w", "make", false)
+            ]
+        );
+        assert_eq!(
+            fx("pushd /a && pushd /b && popd && popd && make"),
+            vec![
+                Effect::Enters("/a".into()),
+                Effect::Enters("/b".into()),
+                Effect::Enters("/w".into()),
+                runs("/w", "make", false)
+            ]
+        );
+        assert!(fx("cd \"$PWD/a\" && make").contains(&runs("/w/a", "make", false)));
+        assert!(fx("cd \"$(pwd)\" && make").contains(&runs("/w", "make", false)));
+        // Before the command's own `cd`, after one that may have failed, or past what it
+        // pushed, the folder is the running shell's.
+        for cmd in [
+            "cd -; make",
+            "cd /a; cd -",
+            "pushd /a; popd",
+            "pushd /a && popd && popd",
+            "(cd /a) && cd -",
+            "for d in a; do cd /a && cd -; done",
+            "popd -n",
+        ] {
+            assert!(
+                fx(cmd).iter().any(|e| matches!(e, Effect::Unknown(_))),
+                "{cmd}: {:?}",
+                fx(cmd)
+            );
+        }
+    }
+
+    #[test]
+    fn writes_to_devices_and_names_too_long_to_open_are_no_files() {
+        assert_eq!(
+            fx("make > /dev/null 2>/dev/stderr"),
+            vec![runs("/w", "make", false)]
+        );
+        let long = format!("touch {}", "x".repeat(5000));
+        assert_eq!(fx(&long), vec![runs("/w", "touch", false)]);
     }
 
     #[test]
