@@ -5,33 +5,35 @@
 use super::walker::Walk;
 use super::words::{Arg, split_option};
 
-/// Does `cp` (with these arguments) make links rather than copies (`-s`, `-l`, in any bundle
-/// such as `-al` or `-sf`)? A link made to the primary is a way to write it later.
-pub(super) fn cp_links(program: &str, rest: &[Arg]) -> bool {
-    program == "cp"
-        && rest.iter().any(|a| match a.text.as_deref() {
-            Some("--symbolic-link" | "--link") => true,
-            Some(t) if t.starts_with('-') && !t.starts_with("--") => t[1..].contains(['s', 'l']),
+impl Walk<'_> {
+    /// Does `cp` (with these arguments) make links rather than copies (`-s`, `-l`, in any bundle
+    /// such as `-al` or `-sf`)? A link made to the primary is a way to write it later.
+    pub(super) fn cp_links(program: &str, rest: &[Arg]) -> bool {
+        program == "cp"
+            && rest.iter().any(|a| match a.text.as_deref() {
+                Some("--symbolic-link" | "--link") => true,
+                Some(t) if t.starts_with('-') && !t.starts_with("--") => {
+                    t[1..].contains(['s', 'l'])
+                }
+                _ => false,
+            })
+    }
+
+    /// Does `ln` or `cp` (with these arguments) make symbolic links (`-s`, `--symbolic`,
+    /// `--symbolic-link`, in any bundle)?
+    pub(super) fn symbolic(program: &str, rest: &[Arg]) -> bool {
+        let long: &[&str] = match program {
+            "ln" => &["--symbolic"],
+            "cp" => &["--symbolic-link"],
+            _ => return false,
+        };
+        rest.iter().any(|a| match a.text.as_deref() {
+            Some(t) if t.starts_with("--") => long.contains(&t),
+            Some(t) if t.starts_with('-') => t[1..].contains('s'),
             _ => false,
         })
-}
+    }
 
-/// Does `ln` or `cp` (with these arguments) make symbolic links (`-s`, `--symbolic`,
-/// `--symbolic-link`, in any bundle)?
-pub(super) fn symbolic(program: &str, rest: &[Arg]) -> bool {
-    let long: &[&str] = match program {
-        "ln" => &["--symbolic"],
-        "cp" => &["--symbolic-link"],
-        _ => return false,
-    };
-    rest.iter().any(|a| match a.text.as_deref() {
-        Some(t) if t.starts_with("--") => long.contains(&t),
-        Some(t) if t.starts_with('-') => t[1..].contains('s'),
-        _ => false,
-    })
-}
-
-impl Walk<'_> {
     /// `ln -s TARGET... LINK` / `cp -s SOURCE... DEST`: a relative target is read from the folder
     /// the link lands in, so it is judged from there too (the folder named last, or its parent).
     pub(super) fn link_targets(&mut self, rest: &[Arg], by: &str) {

@@ -8,6 +8,7 @@ mod berth;
 mod branches;
 mod git;
 mod git_programs;
+mod history;
 mod links;
 mod nested;
 mod places;

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::super::scan::{self, Redirect, Word};
+use super::history::Move;
 use super::walker::Walk;
 use super::words::{Arg, berth_worktree};
 use super::{Dir, Effect};
@@ -18,58 +19,6 @@ const NOT_FILES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tt
 
 /// The spellings of the folder the shell is in.
 const PWD: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
-
-/// How a simple command moved the shell, for what `cd -` and `popd` find later.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Move {
-    Cd,
-    Pushd,
-    Popd,
-}
-
-/// Where `cd -` and `popd` go, as far as the command itself set them. The shell's own
-/// `OLDPWD` and directory stack from before the command are unknown: `cd -` before any `cd`, or
-/// a `popd` past what the command pushed, is unknown.
-#[derive(Debug, Clone, Default)]
-pub(super) struct History {
-    /// `OLDPWD`: every folder it may be, or unknown (`None`).
-    previous: Option<Vec<Dir>>,
-    /// The folders `pushd` saved, the last on top.
-    pushed: Vec<Vec<Dir>>,
-    /// A `pushd` or `popd` may have failed: what the stack holds is unknown.
-    unsure: bool,
-}
-
-impl History {
-    /// The shell was in `before` and ran a command that moved it (`moved`); `sure` when what
-    /// follows runs only if the move succeeded (`cd x && ...`).
-    pub(super) fn moved(&mut self, moved: Option<Move>, before: Vec<Dir>, sure: bool) {
-        let Some(moved) = moved else { return };
-        if (moved, sure) == (Move::Pushd, true) {
-            self.pushed.push(before.clone());
-        }
-        self.previous = match (sure, self.previous.take()) {
-            (true, _) => Some(before),
-            // It may have failed, leaving `OLDPWD` as it was.
-            (false, Some(mut old)) => {
-                for d in before {
-                    if !old.contains(&d) {
-                        old.push(d);
-                    }
-                }
-                Some(old)
-            }
-            (false, None) => None,
-        };
-        match (moved, sure) {
-            (Move::Cd | Move::Pushd, true) => {}
-            (Move::Popd, true) => {
-                self.pushed.pop();
-            }
-            (_, false) => self.unsure = true,
-        }
-    }
-}
 
 /// A word as the shell reads it once its quotes are gone (escapes kept, to be refused).
 fn unquoted(raw: &str) -> String {

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::scan::{self, Op, Redirect, Tok};
 use super::git_programs::names_a_command;
-use super::links::{cp_links, symbolic};
-use super::places::{History, Move};
+use super::history::{History, Move};
 use super::programs::{
     GIT_PLACE_VARIABLES, INTERPRETERS, SHELLS, WRAPPERS, copy_destination, exec_at, is_reader,
 };
@@ -500,14 +499,16 @@ impl Walk<'_> {
         }
         // A symbolic link's words are read from where it lands, not judged as written; hard
         // links and sed's own writes add paths to the words judged below.
-        if symbolic(program, rest) {
+        if Walk::symbolic(program, rest) {
             self.link_targets(rest, &by);
             return None;
         }
         if program == "sed" {
             self.sed_scripts(rest, &by);
         }
-        if let Some(dest) = copy_destination(program, rest).filter(|_| !cp_links(program, rest)) {
+        if let Some(dest) =
+            copy_destination(program, rest).filter(|_| !Walk::cp_links(program, rest))
+        {
             // `cp ../primary/.env .env` reads the primary and writes only where it copies to.
             match dest {
                 Some(d) => self.writes_path(&d, &by, true),
