@@ -11,10 +11,12 @@ mod git_programs;
 mod links;
 mod nested;
 mod places;
+mod positional;
 mod programs;
 mod taint;
 mod walker;
 mod words;
+mod xargs;
 
 use std::path::{Path, PathBuf};
 
