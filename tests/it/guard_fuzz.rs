@@ -269,19 +269,7 @@ impl Wrap {
             Wrap::OnceLoop => format!("for _ in 1; do {x}; done"),
         }
     }
-
-    /// The command inside starts after a reserved word (`{`, `then`, `do`).
-    fn opens_with_a_reserved_word(self) -> bool {
-        matches!(self, Wrap::Group | Wrap::IfTrue | Wrap::OnceLoop)
-    }
 }
-
-/// Found by the wrapping property and left to the guard's owner: after a reserved word
-/// (`{ X; }`, `if true; then X; fi`, `for _ in 1; do X; done`) the pass before the walk takes
-/// the reserved word for the command, so it misses `read` giving a variable a value, `hash -p`
-/// and `shopt -s cdable_vars`, and lets these through. Pinned, ignored, by
-/// `a_reserved_word_hides_read_hash_and_shopt_from_the_guard`; the property skips them.
-const RESERVED_WORD_HOLES: &[&str] = &["read ", "hash ", "shopt "];
 
 fn wraps() -> impl Strategy<Value = Vec<Wrap>> {
     let wrap = select(vec![
@@ -441,8 +429,6 @@ proptest! {
         wraps in wraps(),
     ) {
         prop_assume!(blocked(&command, LINKED));
-        prop_assume!(!(RESERVED_WORD_HOLES.iter().any(|h| command.starts_with(h))
-            && wraps.iter().any(|w| w.opens_with_a_reserved_word())));
         // `cd . && cd -` goes back where the agent stands: alone, `cd -` is blocked only for
         // want of a folder the command itself left.
         prop_assume!(!(command.contains("cd -") || command.contains("popd"))
@@ -468,9 +454,11 @@ proptest! {
     }
 }
 
+/// After a reserved word (`{ X; }`, `if true; then X; fi`, `for _ in 1; do X; done`) the pass
+/// before the walk still finds the command: `read` giving a variable a value, `hash -p` and
+/// `shopt -s cdable_vars` (found by the wrapping property).
 #[test]
-#[ignore = "the guard misses read, hash and shopt after a reserved word: see RESERVED_WORD_HOLES"]
-fn a_reserved_word_hides_read_hash_and_shopt_from_the_guard() {
+fn a_reserved_word_does_not_hide_read_hash_and_shopt_from_the_guard() {
     let mut allowed = Vec::new();
     for c in [
         "{ read -r p <<< ../primary/PWN; touch \"$p\"; }",

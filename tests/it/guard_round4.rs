@@ -356,8 +356,8 @@ fn closed(tag: &str) {
     );
 }
 
+/// Closed by the guard's round 4 (positional parameters, `read` loops, what `xargs` reads).
 #[test]
-#[ignore = "issue 25: guard round 4, class 1 (values made at run time)"]
 fn round4_values_made_at_run_time_that_decide_a_written_path_block() {
     closed("runtime-values");
 }

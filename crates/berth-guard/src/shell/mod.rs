@@ -12,10 +12,12 @@ mod history;
 mod links;
 mod nested;
 mod places;
+mod positional;
 mod programs;
 mod taint;
 mod walker;
 mod words;
+mod xargs;
 
 use std::path::{Path, PathBuf};
 

@@ -4,9 +4,10 @@
 
 use super::super::scan::{self, NotShell, Redirect, Tok};
 use super::Dir;
-use super::programs::{is_reader, wrapper_takes_value, wrapper_text_option};
+use super::programs::{has_writing_flags, is_reader, wrapper_takes_value, wrapper_text_option};
 use super::walker::{Position, Walk};
 use super::words::{Arg, is_assignment, raw_of, short, split_option};
+use super::xargs::{handed_at_run_time, xargs_command_at};
 
 impl Walk<'_> {
     /// A nested command list (a substitution, `sh -c` text): it runs where the shell is now,
@@ -134,6 +135,12 @@ impl Walk<'_> {
             // The duration.
             i += 1;
         }
+        if wrapper == "xargs"
+            && let Some(at) = xargs_command_at(&args[1..])
+        {
+            // xargs's own reading: `-I {}` takes a value, `--replace` and `-i` do not.
+            i = 1 + at;
+        }
         if let Some(c) = chdir {
             self.chdir_to(c.text.as_deref(), c.raw());
         }
@@ -156,7 +163,21 @@ impl Walk<'_> {
             .take()
             .map(|d| std::mem::replace(&mut self.dirs, d));
         let xargs = matches!(wrapper, "xargs" | "parallel");
+        let handed = match xargs {
+            true => handed_at_run_time(
+                wrapper,
+                &args[1..i],
+                inner,
+                redirects,
+                pos.piped_in,
+                self.upstream.is_some(),
+            ),
+            false => None,
+        };
+        let outer = self.handed.clone();
+        self.handed = handed.or(outer.clone());
         let into = self.inner_command(&by, inner, redirects, pos, xargs);
+        self.handed = outer;
         match shell_dirs {
             // A `cd` run inside `env -C` changes nothing for the shell.
             Some(d) => {
@@ -184,7 +205,9 @@ impl Walk<'_> {
                 false
             }
             Some(p) => {
-                let reads = is_reader(&p, &inner[1..]);
+                // Handed words only the shell knows, a reader may be handed a flag that writes.
+                let reads =
+                    is_reader(&p, &inner[1..]) && (self.handed.is_none() || !has_writing_flags(&p));
                 if p != "git" {
                     self.runs_here(&p, reads);
                 }
@@ -204,7 +227,7 @@ impl Walk<'_> {
             self.named_args(inner, by);
             if xargs {
                 // Judged once: a later `| xargs` need not judge them again.
-                for w in std::mem::take(&mut self.upstream) {
+                for w in self.upstream.take().unwrap_or_default() {
                     self.named(&w, by);
                 }
             }
@@ -237,15 +260,16 @@ impl Walk<'_> {
                 if t.contains('c') && t.starts_with('-') {
                     // The first operand after the options is the text: `bash -c -e 'x'`,
                     // `bash -ce 'x'`, `bash -c -- 'x'`.
-                    let text = rest[i + 1..].iter().find(|a| {
+                    let at = rest[i + 1..].iter().position(|a| {
                         a.text
                             .as_deref()
                             .is_none_or(|t| !(t.starts_with('-') || t.starts_with('+')))
                     });
-                    match text.and_then(|a| a.text.clone()) {
+                    let at = at.map_or(rest.len(), |at| i + 1 + at);
+                    match rest.get(at).and_then(|a| a.text.clone()) {
                         Some(text) => {
                             self.named(&text, &by);
-                            self.nested_text(&text);
+                            self.shell_text(program, &text, &rest[at + 1..]);
                         }
                         None => self.unknown(raw_of(&rest[i..])),
                     }

@@ -2,13 +2,12 @@
 //! directory the shell may be in, and the paths a program that may write is handed. Paths are
 //! folded by hand and bounded in length; symlinks are the probe's, never followed here.
 
-use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::super::scan::{self, Redirect, Word};
 use super::history::Move;
 use super::walker::Walk;
-use super::words::{Arg, berth_worktree};
+use super::words::{Arg, berth_worktree, tainted_in};
 use super::{Dir, Effect};
 
 /// Linux's `PATH_MAX`: a path longer than this names nothing a program can open by name.
@@ -202,7 +201,7 @@ impl Walk<'_> {
         let text: String = raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
         let text = self.known_prefix(&text);
         if let Some(name) = tainted_in(&text, &self.tainted) {
-            return unknown(self, &format!("`{name}` is set by the command itself"));
+            return unknown(self, &format!("`${name}` is set at run time"));
         }
         if text.contains("$(") || text.contains('`') {
             return unknown(self, "a value made by a command");
@@ -473,23 +472,6 @@ fn computed(text: &str) -> bool {
         }
     }
     false
-}
-
-/// The first variable in `text` that the command sets to a value only the shell knows.
-fn tainted_in(text: &str, tainted: &HashSet<String>) -> Option<String> {
-    let mut rest = text;
-    while let Some(i) = rest.find('$') {
-        rest = &rest[i + 1..];
-        let name: String = rest
-            .trim_start_matches('{')
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if tainted.contains(&name) {
-            return Some(name);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

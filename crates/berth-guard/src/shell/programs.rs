@@ -126,8 +126,6 @@ pub(super) fn wrapper_takes_value(wrapper: &str, opt: &str) -> bool {
                 | "--max-procs"
                 | "--max-lines"
                 | "--max-chars"
-                | "--eof"
-                | "--replace"
         ),
         "parallel" => matches!(opt, "-j" | "-S" | "--jobs" | "-a" | "--arg-file"),
         "exec" => matches!(opt, "-a"),
@@ -167,6 +165,18 @@ pub(super) const GIT_PLACE_VARIABLES: &[&str] = &[
     "GIT_OBJECT_DIRECTORY",
 ];
 
+/// Variables the shell itself gives values while it runs: the last word of the command before
+/// (`$_`), what `read`, `mapfile`, `getopts` and `[[ =~ ]]` found, the folder `cd` left.
+pub(super) const SET_BY_THE_SHELL: &[&str] = &[
+    "_",
+    "REPLY",
+    "MAPFILE",
+    "OPTARG",
+    "BASH_REMATCH",
+    "OLDPWD",
+    "DIRSTACK",
+];
+
 /// Variables that name the program git runs to edit text (a rebase's todo list among it).
 pub(super) const EDITOR_VARIABLES: &[&str] =
     &["GIT_SEQUENCE_EDITOR", "GIT_EDITOR", "VISUAL", "EDITOR"];
@@ -182,12 +192,17 @@ pub(super) fn is_no_op_editor(program: &str) -> bool {
 /// A program known to only read what it is given, used without a flag that writes. Where a
 /// flag could make it write, an argument only the shell knows might be that flag.
 pub(super) fn is_reader(program: &str, rest: &[Arg]) -> bool {
-    let has_writing_flags = matches!(program, "find" | "fd" | "rg" | "tree" | "printf" | "file");
     READERS.contains(&program)
         && !rest.iter().any(|a| match a.text.as_deref() {
             Some(t) => reader_writes(program, t),
-            None => has_writing_flags,
+            None => has_writing_flags(program),
         })
+}
+
+/// A reader some flag makes write (`find -delete`, `rg --pre`): handed words it cannot see, it
+/// may write.
+pub(super) fn has_writing_flags(program: &str) -> bool {
+    matches!(program, "find" | "fd" | "rg" | "tree" | "printf" | "file")
 }
 
 /// For programs that copy (and leave their sources alone): `Some(destination)`, or

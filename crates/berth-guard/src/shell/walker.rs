@@ -10,9 +10,11 @@ use super::super::scan::{self, Op, Redirect, Tok};
 use super::git_programs::names_a_command;
 use super::history::{History, Move};
 use super::programs::{
-    GIT_PLACE_VARIABLES, INTERPRETERS, SHELLS, WRAPPERS, copy_destination, exec_at, is_reader,
+    GIT_PLACE_VARIABLES, INTERPRETERS, SET_BY_THE_SHELL, SHELLS, WRAPPERS, copy_destination,
+    exec_at, is_reader,
 };
-use super::words::{Arg, berth_worktree, is_assignment, raw_of};
+use super::words::{Arg, berth_worktree, is_assignment, raw_of, tainted_in};
+use super::xargs::prints;
 use super::{Dir, Effect, Env, MAX_DIRS};
 
 pub(super) struct Walk<'e> {
@@ -34,13 +36,15 @@ pub(super) struct Walk<'e> {
     /// An unknown was found: the answer is a block whatever follows.
     pub(super) done: bool,
     pub(super) commands: usize,
-    /// The literal words of the commands before this one in its pipeline (`xargs` input).
-    pub(super) upstream: Vec<String>,
-    /// The literal words of the simple command just walked.
-    last_words: Vec<String>,
+    /// What the command before this one in its pipeline prints, when the text says it (a plain
+    /// `echo` or `printf`): the words `xargs` reads. `None` when only the running shell knows.
+    pub(super) upstream: Option<Vec<String>>,
+    /// What the simple command just walked prints, when the text says it.
+    prints: Option<Vec<String>>,
     /// Where a wrapper (`env -C`, `sudo -D`) sends the command it runs.
     pub(super) chdir: Option<Vec<Dir>>,
-    /// Variables the command sets to values only the shell knows (`P=$(...)`, `read p`).
+    /// Variables holding values only the running shell knows: set so by the command (`P=$(...)`,
+    /// `read p`), by the shell itself (`$_`, `$REPLY`), or positional parameters it may change.
     pub(super) tainted: HashSet<String>,
     /// The command configures git through its environment (`GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`).
     pub(super) git_env: bool,
@@ -55,6 +59,12 @@ pub(super) struct Walk<'e> {
     pub(super) cwd: PathBuf,
     /// The program being walked is run by `xargs`, which hands it more words.
     pub(super) piped: bool,
+    /// What `xargs` hands the program being walked, when only the running shell knows it (words
+    /// read from a file or another program): any program run then that may write is unknown.
+    pub(super) handed: Option<String>,
+    /// The words after the text a shell runs with `-c` (`$0`, `$1`, ...), when each is known;
+    /// `None` where they are the agent's shell's own, or only the running shell knows them.
+    pub(super) positional: Option<Vec<String>>,
     /// The command sets git's editor (`GIT_SEQUENCE_EDITOR=...`, `-c core.editor=...`) to
     /// something other than a no-op.
     pub(super) editor: bool,
@@ -86,16 +96,18 @@ impl<'e> Walk<'e> {
             cdpath_set: false,
             done: false,
             commands: 0,
-            upstream: Vec::new(),
-            last_words: Vec::new(),
+            upstream: None,
+            prints: None,
             chdir: None,
-            tainted: HashSet::new(),
+            tainted: SET_BY_THE_SHELL.iter().map(|n| n.to_string()).collect(),
             git_env: false,
             git_config_variable: None,
             redefines: None,
             written: std::collections::HashMap::new(),
             cwd: cwd.to_path_buf(),
             piped: false,
+            handed: None,
+            positional: None,
             editor: false,
         }
     }
@@ -105,6 +117,12 @@ impl Walk<'_> {
     pub(super) fn emit(&mut self, e: Effect) {
         if self.done {
             return;
+        }
+        if let (Some(handed), Effect::Runs { program, reads, .. }) = (&self.handed, &e)
+            && !reads
+        {
+            let what = format!("`{program}` given {handed}");
+            return self.unknown(what);
         }
         if matches!(e, Effect::Unknown(_) | Effect::Refused { .. }) {
             self.done = true;
@@ -156,12 +174,8 @@ impl Walk<'_> {
                 _ => {}
             }
             piped_in = op == Some(Op::Pipe);
-            if piped_in {
-                let words = std::mem::take(&mut self.last_words);
-                self.upstream.extend(words);
-            } else {
-                self.upstream.clear();
-            }
+            let prints = self.prints.take();
+            self.upstream = prints.filter(|_| piped_in);
             match op {
                 Some(Op::Open) => saved.push((self.dirs.clone(), self.history.clone())),
                 Some(Op::Close) => {
@@ -202,10 +216,19 @@ impl Walk<'_> {
                             self.nested(sub);
                         }
                     }
-                    args.push(Arg {
-                        word: w,
-                        text: scan::value(w),
-                    });
+                    match self.bound(w) {
+                        // `"$@"` in text `sh -c` runs: one word for each it was handed.
+                        Some(values) => {
+                            args.extend(values.into_iter().map(|t| Arg {
+                                word: w,
+                                text: Some(t),
+                            }));
+                        }
+                        None => args.push(Arg {
+                            word: w,
+                            text: scan::value(w),
+                        }),
+                    }
                 }
                 Tok::Redirect(r) => {
                     for sub in &r.target.subs {
@@ -221,10 +244,11 @@ impl Walk<'_> {
                 Tok::Op(_) => {}
             }
         }
+        // What this command prints is its own, not that of a command inside it.
+        self.prints = None;
         if self.done {
             return None;
         }
-        self.last_words = args.iter().filter_map(|a| a.text.clone()).collect();
         for r in &redirects {
             self.redirect(r);
         }
@@ -271,7 +295,9 @@ impl Walk<'_> {
             return None;
         }
         self.commands += 1;
-        self.command(&args[at..], &redirects, pos)
+        let into = self.command(&args[at..], &redirects, pos);
+        self.prints = prints(&args[at..]);
+        into
     }
 
     fn redirect(&mut self, r: &Redirect) {
@@ -279,7 +305,8 @@ impl Walk<'_> {
             return;
         }
         let by = format!("`{}{}`", r.op, r.target.raw);
-        match scan::value(&r.target) {
+        let bound = self.bound(&r.target).filter(|v| v.len() == 1);
+        match scan::value(&r.target).or_else(|| bound?.pop()) {
             Some(t) => self.writes_path(&t, &by, true),
             None => self.dynamic_path(&r.target, &by, true),
         }
@@ -371,6 +398,9 @@ impl Walk<'_> {
                 for a in rest {
                     self.variable_set_at_run_time(a.text.as_deref(), a.raw());
                 }
+                if program != "read" && program != "getopts" {
+                    self.callback(&program, rest);
+                }
                 return None;
             }
             "printf" if rest.first().is_some_and(|a| a.is("-v")) => {
@@ -392,6 +422,44 @@ impl Walk<'_> {
         }
     }
 
+    /// `mapfile -C cb`: the text `cb` runs with each line it reads appended, like a program
+    /// `xargs` runs on words read at run time.
+    fn callback(&mut self, program: &str, rest: &[Arg]) {
+        let mut i = 0;
+        while let Some(a) = rest.get(i) {
+            i += 1;
+            let Some(flags) = a.text.as_deref().and_then(|t| t.strip_prefix('-')) else {
+                // A word only the shell knows may be `-C` too.
+                if a.text.is_none() {
+                    return self.unknown(format!("`{}` given to `{program}`", a.raw()));
+                }
+                return;
+            };
+            // Options with a value take the rest of the word, or the next word.
+            let Some(at) = flags.find(['d', 'n', 'O', 's', 'u', 'c', 'C']) else {
+                continue;
+            };
+            let value = match &flags[at + 1..] {
+                "" => {
+                    i += 1;
+                    rest.get(i - 1).and_then(|v| v.text.clone())
+                }
+                glued => Some(glued.to_string()),
+            };
+            if flags.as_bytes()[at] != b'C' {
+                continue;
+            }
+            let Some(text) = value else {
+                return self.unknown(format!("the callback of `{program}`"));
+            };
+            let outer = self
+                .handed
+                .replace(format!("lines `{program}` reads at run time"));
+            self.nested_text(&text);
+            self.handed = outer;
+        }
+    }
+
     fn eval(&mut self, rest: &[Arg]) {
         let texts: Option<Vec<&str>> = rest.iter().map(|v| v.text.as_deref()).collect();
         match texts {
@@ -403,6 +471,17 @@ impl Walk<'_> {
     /// A command whose name only the shell knows (`$c x`, `$(echo cd) x`): it may be `cd`,
     /// so its first operand may be where the shell goes, and it may write what it names.
     pub(super) fn dynamic_command(&mut self, args: &[Arg]) -> Option<Vec<Dir>> {
+        // Made by a command or from a value set at run time, the name may be a whole command
+        // line (`$c` holding `touch ../x`): nothing of it is in the text.
+        let raw: String = args[0]
+            .raw()
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\''))
+            .collect();
+        if raw.contains("$(") || raw.contains('`') || tainted_in(&raw, &self.tainted).is_some() {
+            self.unknown(format!("`{}`, a command made at run time", args[0].raw()));
+            return None;
+        }
         self.runs_here(args[0].raw(), false);
         // A program only the shell knows may be git berth: its verbs are judged as berth's.
         if args[1..].iter().any(|a| a.is("ship") || a.is("approve")) {

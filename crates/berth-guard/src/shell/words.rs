@@ -2,6 +2,8 @@
 //! names, option splitting and the short forms used in messages. Pure functions of the text:
 //! nothing here knows where the shell stands or emits an effect.
 
+use std::collections::HashSet;
+
 use super::super::scan::Word;
 use super::super::whitelist;
 
@@ -101,6 +103,28 @@ pub(super) fn short(text: &str) -> String {
     } else {
         t
     }
+}
+
+/// The first variable in `text` among `tainted`, those holding values made at run time (set by
+/// the command from what only the shell knows, or by the shell itself).
+pub(super) fn tainted_in(text: &str, tainted: &HashSet<String>) -> Option<String> {
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        rest = &rest[i + 1..];
+        let inner = rest.strip_prefix('{').unwrap_or(rest);
+        // `$1`, `$@`, `$*`, `$#`: one character names a special parameter (`$10` is `$1`).
+        let name: String = match inner.chars().next() {
+            Some(c @ ('0'..='9' | '@' | '*' | '#')) => c.to_string(),
+            _ => inner
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect(),
+        };
+        if tainted.contains(&name) {
+            return Some(name);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
