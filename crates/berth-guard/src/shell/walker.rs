@@ -121,8 +121,16 @@ impl Walk<'_> {
         if let (Some(handed), Effect::Runs { program, reads, .. }) = (&self.handed, &e)
             && !reads
         {
-            let what = format!("`{program}` given {handed}");
-            return self.unknown(what);
+            // No folder answers this: the files are chosen when the command runs.
+            return self.emit(Effect::Refused {
+                what: format!(
+                    "`{program}` would be given {handed}: which files it writes is known only then"
+                ),
+                hint: format!(
+                    "name the files in the command, or let find hand them over where it looks: \
+                     `find <folder> ... -exec {program} ... {{}} +`"
+                ),
+            });
         }
         if matches!(e, Effect::Unknown(_) | Effect::Refused { .. }) {
             self.done = true;

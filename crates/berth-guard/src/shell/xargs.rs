@@ -231,7 +231,9 @@ mod tests {
     }
 
     fn blocks(cmd: &str) -> bool {
-        fx(cmd).iter().any(|e| matches!(e, Effect::Unknown(_)))
+        fx(cmd)
+            .iter()
+            .any(|e| matches!(e, Effect::Unknown(_) | Effect::Refused { .. }))
     }
 
     #[test]
@@ -272,7 +274,7 @@ mod tests {
     }
 
     #[test]
-    fn a_writer_xargs_hands_words_made_at_run_time_is_unknown() {
+    fn a_writer_xargs_hands_words_made_at_run_time_is_refused() {
         for cmd in [
             "xargs touch < list",
             "cat list | xargs touch",
