@@ -1,8 +1,8 @@
 //! Issue 25's classes ("the guard, round 4"), each a fixture file `round4-<class>.txt` of its
 //! spellings, judged by the real binary from the agent's worktree and from the primary after
 //! `cd <worktree> &&`, and really run: what the guard lets through must leave the primary, the
-//! trunk and a sibling worktree alone. A test per class stays ignored until its class is closed;
-//! `every_round4_attack_does_damage_when_run_unguarded` keeps the fixtures honest meanwhile.
+//! trunk and a sibling worktree alone. A test per class;
+//! `every_round4_attack_does_damage_when_run_unguarded` keeps the fixtures honest.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -368,8 +368,8 @@ fn round4_git_options_and_environment_that_run_programs_block() {
     closed("git-programs");
 }
 
+/// Closed by round 4: a file the command writes is refused when the same command runs it.
 #[test]
-#[ignore = "issue 25: guard round 4, class 3 (a script written and then run)"]
 fn round4_a_script_written_and_run_in_one_command_blocks() {
     closed("script-then-run");
 }

@@ -14,6 +14,7 @@ mod nested;
 mod places;
 mod positional;
 mod programs;
+mod runners;
 mod taint;
 mod walker;
 mod words;

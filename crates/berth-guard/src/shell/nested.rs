@@ -293,11 +293,8 @@ impl Walk<'_> {
             break;
         }
         if script_operand && !stdin_flag {
-            // `bash script.sh`: a script this command wrote is judged by its text; any other
-            // script's text is not in the command, but what it is handed is.
-            if let Some(script) = rest.get(i) {
-                self.run_script(script, false);
-            }
+            // `bash script.sh`: the script's text is not in the command (one this command wrote
+            // is refused, see runners.rs), but what it is handed is.
             for a in &rest[i..] {
                 if let Some(t) = &a.text {
                     self.named(t, &by);
@@ -343,7 +340,7 @@ impl Walk<'_> {
             return;
         }
         if !stdin {
-            self.run_script(file, true);
+            // A file on disk (one this command wrote is refused, see runners.rs).
             return;
         }
         let mut fed = false;
@@ -363,43 +360,6 @@ impl Walk<'_> {
         }
         if !fed {
             self.unknown("a script sourced from standard input");
-        }
-    }
-
-    /// `cat > s.sh <<'EOF' ... EOF` keeps the script's text; any other write to a file makes
-    /// its text unknown for the rest of the command.
-    pub(super) fn remember_written(&mut self, args: &[Arg], redirects: &[&Redirect]) {
-        let body = match args.first().and_then(|a| a.program()) {
-            Some("cat") if args.len() == 1 => redirects.iter().find_map(|r| match &r.heredoc {
-                Some(h) if h.quoted || (h.subs.is_empty() && !h.body.contains('$')) => {
-                    Some(h.body.clone())
-                }
-                _ => None,
-            }),
-            _ => None,
-        };
-        for r in redirects.iter().filter(|r| r.writes()) {
-            if let Some(t) = scan::value(&r.target) {
-                for p in self.resolve(&t) {
-                    self.written.insert(p, body.clone());
-                }
-            }
-        }
-    }
-
-    /// A script run by path (`bash s.sh`, `source s.sh`, `./s.sh`): one this command wrote is
-    /// judged by its text, in this shell when `sourced`.
-    pub(super) fn run_script(&mut self, script: &Arg, sourced: bool) {
-        let Some(t) = script.text.as_deref() else {
-            return;
-        };
-        for p in self.resolve(t) {
-            match self.written.get(&p).cloned() {
-                Some(Some(text)) if sourced => self.sourced_text(&text),
-                Some(Some(text)) => self.nested_text(&text),
-                Some(None) => self.unknown(format!("`{t}` (a script this command writes)")),
-                None => {}
-            }
         }
     }
 }

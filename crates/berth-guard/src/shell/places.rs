@@ -238,7 +238,7 @@ impl Walk<'_> {
     /// `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` at the start of a word is the folder the shell
     /// is in (when there is one), and `$HOME` the home the guard knows (when the command does
     /// not set it).
-    fn known_prefix(&self, text: &str) -> String {
+    pub(super) fn known_prefix(&self, text: &str) -> String {
         for pwd in PWD {
             if let Some(rest) = text.strip_prefix(pwd)
                 && let [Dir::Path(d)] = self.dirs.as_slice()
@@ -312,6 +312,19 @@ impl Walk<'_> {
                     break;
                 }
             }
+        }
+        // `of=s.sh`, `--output=out.txt`: the value of a named setting may be a file here.
+        if let Some((key, value)) = text.split_once('=')
+            && !value.is_empty()
+            && key
+                .trim_start_matches('-')
+                .starts_with(|c: char| c.is_ascii_alphabetic())
+            && key
+                .trim_start_matches('-')
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            candidates.push(value);
         }
         let is_sep = |c: char| {
             !(c.is_alphanumeric()

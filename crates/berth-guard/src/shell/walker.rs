@@ -51,9 +51,8 @@ pub(super) struct Walk<'e> {
     /// A variable the command sets that makes git read configuration the guard does not see
     /// (`HOME`, `GIT_CONFIG_GLOBAL`, `GIT_EXEC_PATH`, ...): git run anywhere in it is unknown.
     pub(super) git_config_variable: Option<String>,
-    /// Files this command writes, with their text when it is known (`cat > s.sh <<'EOF'`): a
-    /// script run later in the same command is judged by that text.
-    pub(super) written: std::collections::HashMap<PathBuf, Option<String>>,
+    /// Files this command writes, and those it runs as code (see runners.rs).
+    pub(super) scripts: Scripts,
     /// Where the agent stands: the repository of a worktree berth named (`cd "$(git berth
     /// path x)"`) is the one found from here.
     pub(super) cwd: PathBuf,
@@ -71,6 +70,16 @@ pub(super) struct Walk<'e> {
     /// Something in the command changes what names mean (a function, `hash -p`, `shopt -s
     /// cdable_vars`, `BASH_ENV`): found before the walk, it makes the whole command unknown.
     pub(super) redefines: Option<String>,
+}
+
+/// What the walk remembers of the files this command writes and runs.
+#[derive(Debug, Default)]
+pub(super) struct Scripts {
+    /// Files written so far, by absolute path.
+    pub(super) written: crate::fast::Set<PathBuf>,
+    /// Files a runner was handed to run, with the runners: a runner's own naming of the file
+    /// (as a path it may write) is no write of the text.
+    pub(super) ran: crate::fast::Map<PathBuf, Vec<String>>,
 }
 
 /// How a simple command stands in its pipeline.
@@ -103,7 +112,7 @@ impl<'e> Walk<'e> {
             git_env: false,
             git_config_variable: None,
             redefines: None,
-            written: std::collections::HashMap::new(),
+            scripts: Scripts::default(),
             cwd: cwd.to_path_buf(),
             piped: false,
             handed: None,
@@ -131,6 +140,9 @@ impl Walk<'_> {
                      `find <folder> ... -exec {program} ... {{}} +`"
                 ),
             });
+        }
+        if let Effect::Writes { path, by } = &e {
+            self.note_write(path, by);
         }
         if matches!(e, Effect::Unknown(_) | Effect::Refused { .. }) {
             self.done = true;
@@ -260,7 +272,6 @@ impl Walk<'_> {
         for r in &redirects {
             self.redirect(r);
         }
-        self.remember_written(&args, &redirects);
         // Keywords and assignments before the command name.
         let mut at = 0;
         while let Some(a) = args.get(at) {
@@ -362,10 +373,6 @@ impl Walk<'_> {
         let Some(program) = name.program().map(str::to_string) else {
             return self.dynamic_command(args);
         };
-        if program.contains('/') {
-            // `./s.sh`: a script this command wrote is judged by its text.
-            self.run_script(name, false);
-        }
         match program.as_str() {
             "cd" | "pushd" => return self.change_dir(name, &args[1..]),
             "popd" => return self.pop_dir(&args[1..]),
@@ -490,6 +497,14 @@ impl Walk<'_> {
             self.unknown(format!("`{}`, a command made at run time", args[0].raw()));
             return None;
         }
+        // `"$PWD/s.sh"`: a path after all, which may be a file this command wrote.
+        let path = self.known_prefix(&raw);
+        if !path.contains(['$', '`']) {
+            self.runs_file(&path, args[0].raw());
+            if self.done {
+                return None;
+            }
+        }
         self.runs_here(args[0].raw(), false);
         // A program only the shell knows may be git berth: its verbs are judged as berth's.
         if args[1..].iter().any(|a| a.is("ship") || a.is("approve")) {
@@ -523,6 +538,11 @@ impl Walk<'_> {
     ) -> Option<Vec<Dir>> {
         let rest = &args[1..];
         let by = format!("`{program}`");
+        // A file this command wrote, run as code, is refused before anything else is judged.
+        self.runners(program, rest);
+        if self.done {
+            return None;
+        }
         // `script`'s word is the file it writes, not a command it wraps.
         if program == "script" {
             self.script(rest, &by);
