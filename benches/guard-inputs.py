@@ -3,7 +3,8 @@
 with the runtime's JSON on stdin, from a linked worktree beside its primary.
 
 Inputs: every line of the attack fixtures (tests/fixtures/guard/: the issue 10 attacks, the
-injections and each round 4 class), and four large commands: `touch` of about 64 KB and of
+injections and each round 4 class but the sibling worktrees', which need a second live session),
+and four large commands: `touch` of about 64 KB and of
 about 248 KB of new names (37,000), `touch` of 20,000 files that exist, and a 248 KB quoted
 here-document. Each input runs RUNS times (default 5); its figure is the median of those. The
 report gives, per group, the median and the worst of the inputs' figures, as wall time and as
@@ -33,7 +34,6 @@ ATTACK_FILES = [
     "round4-script-then-run.txt",
     "round4-trunk-state.txt",
     "round4-links-outputs.txt",
-    "round4-sibling-worktrees.txt",
     "round4-approve-ship.txt",
 ]
 
