@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod inventory;
 pub mod landing;
 pub mod lockwait;
+pub mod manifest;
 pub mod orchestrator;
 pub mod paths;
 pub mod ports;

@@ -1,0 +1,194 @@
+//! The values `${key}` reads, and where each came from: a declared input resolves `--var` first,
+//! then its `infer`, then its `default`; a `vars` entry is overridden by `--var`; `${fleet_dir}` is
+//! the caller's; `${repo}` with no input or var of that name is inferred like `infer = "repo"`.
+//! Pure: inferring is the caller's [`Infer`], asked at most once per source.
+
+use std::collections::HashMap;
+
+use super::error::ManifestError;
+use super::interpolate::is_var_name;
+use super::schema::{InferFrom, Manifest, RESERVED};
+use super::walk::{index, nearest};
+
+/// How the caller infers a value: the checkout's origin (after `--repo`) or the current branch's
+/// pull request. `Err` says why it could not, as a person reads it (`gh is not installed`).
+pub trait Infer {
+    fn infer(&self, from: InferFrom) -> Result<String, String>;
+}
+
+impl<F: Fn(InferFrom) -> Result<String, String>> Infer for F {
+    fn infer(&self, from: InferFrom) -> Result<String, String> {
+        self(from)
+    }
+}
+
+/// Where a bound value came from, as `--dry-run` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoundFrom {
+    /// `--var key=value`.
+    Cli,
+    /// The manifest's `vars`.
+    Vars,
+    Inferred(InferFrom),
+    /// The input's `default`.
+    Default,
+    /// Set by berth (`${fleet_dir}`).
+    Berth,
+}
+
+impl std::fmt::Display for BoundFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoundFrom::Cli => f.write_str("--var"),
+            BoundFrom::Vars => f.write_str("vars"),
+            BoundFrom::Inferred(from) => write!(f, "inferred from {}", from.describe()),
+            BoundFrom::Default => f.write_str("default"),
+            BoundFrom::Berth => f.write_str("berth"),
+        }
+    }
+}
+
+/// A key `${key}` can read, its value, and where that came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding {
+    pub key: String,
+    pub value: String,
+    pub from: BoundFrom,
+}
+
+/// Every value of a fleet, and why each key without one has none.
+pub struct Bindings<'a> {
+    bound: Vec<Binding>,
+    /// Declared inputs that resolved to nothing, with the reason.
+    unset: HashMap<String, String>,
+    infer: &'a dyn Infer,
+}
+
+/// Resolve the manifest's inputs and vars against `--var` (`cli`, later ones winning), with
+/// `${fleet_dir}` bound to `fleet_dir`. A required input with no value is an error at the input.
+pub fn bind<'a>(
+    manifest: &Manifest,
+    cli: &[(String, String)],
+    fleet_dir: &str,
+    infer: &'a dyn Infer,
+) -> Result<Bindings<'a>, ManifestError> {
+    let mut given: HashMap<&str, &str> = HashMap::new();
+    for (key, value) in cli {
+        let path = format!("--var {key}");
+        if !is_var_name(key) {
+            return Err(ManifestError::cli(
+                &path,
+                "not a name ${name} can read: use letters, digits, '_' and '-', starting with a \
+                 letter or '_'",
+            ));
+        }
+        if let Some((_, why)) = RESERVED.iter().find(|(reserved, _)| reserved == key) {
+            return Err(ManifestError::cli(&path, format!("reserved: {why}")));
+        }
+        given.insert(key, value);
+    }
+    let mut bindings = Bindings {
+        bound: Vec::new(),
+        unset: HashMap::new(),
+        infer,
+    };
+    for input in &manifest.inputs {
+        let key = input.name.value.as_str();
+        if let Some(value) = given.remove(key) {
+            bindings.bind(key, value, BoundFrom::Cli);
+            continue;
+        }
+        let inferred = input
+            .infer
+            .as_ref()
+            .map(|from| (from.value, infer.infer(from.value)));
+        if let Some((from, Ok(value))) = &inferred {
+            bindings.bind(key, value, BoundFrom::Inferred(*from));
+            continue;
+        }
+        if let Some(default) = &input.default {
+            bindings.bind(key, &default.value, BoundFrom::Default);
+            continue;
+        }
+        let mut why = format!("not given with --var {key}=<value>");
+        if let Some((from, Err(reason))) = &inferred {
+            why.push_str(&format!(
+                ", not inferred from {} ({reason})",
+                from.describe()
+            ));
+        }
+        why.push_str(", and it has no default");
+        if input.required {
+            return Err(ManifestError::at(
+                &input.at,
+                &index("inputs", input.index),
+                format!("required input '{key}' has no value: {why}"),
+            ));
+        }
+        bindings
+            .unset
+            .insert(key.to_owned(), format!("input '{key}' has no value: {why}"));
+    }
+    for var in &manifest.vars {
+        let key = var.name.value.as_str();
+        match given.remove(key) {
+            Some(value) => bindings.bind(key, value, BoundFrom::Cli),
+            None => bindings.bind(key, &var.value.value, BoundFrom::Vars),
+        }
+    }
+    // What `--var` gives beyond the manifest's names, in the order given.
+    for (key, _) in cli {
+        if let Some(value) = given.remove(key.as_str()) {
+            bindings.bind(key, value, BoundFrom::Cli);
+        }
+    }
+    bindings.bind("fleet_dir", fleet_dir, BoundFrom::Berth);
+    Ok(bindings)
+}
+
+impl Bindings<'_> {
+    fn bind(&mut self, key: &str, value: &str, from: BoundFrom) {
+        self.bound.push(Binding {
+            key: key.to_owned(),
+            value: value.to_owned(),
+            from,
+        });
+    }
+
+    /// The value of `${key}`, or why it has none.
+    pub fn lookup(&mut self, key: &str) -> Result<String, String> {
+        if let Some(binding) = self.bound.iter().find(|b| b.key == key) {
+            return Ok(binding.value.clone());
+        }
+        if let Some(why) = self.unset.get(key) {
+            return Err(why.clone());
+        }
+        if let Some((_, why)) = RESERVED.iter().find(|(reserved, _)| *reserved == key) {
+            return Err(format!("{why}, not in a fleet"));
+        }
+        if key == InferFrom::Repo.name() {
+            // The seed's `${repo}` works with no input declared: the checkout's origin.
+            return match self.infer.infer(InferFrom::Repo) {
+                Ok(value) => {
+                    self.bind(key, &value, BoundFrom::Inferred(InferFrom::Repo));
+                    Ok(value)
+                }
+                Err(reason) => Err(format!(
+                    "no var or input is named 'repo', and it was not inferred from {} ({reason})",
+                    InferFrom::Repo.describe()
+                )),
+            };
+        }
+        let mut why = format!("no var or input is named '{key}'");
+        if let Some(near) = nearest(key, self.bound.iter().map(|b| b.key.as_str())) {
+            why.push_str(&format!("; did you mean '{near}'?"));
+        }
+        Err(why)
+    }
+
+    /// Every bound value, in the order: inputs, vars, other `--var`s, berth's, then any inferred
+    /// on use (`${repo}`).
+    pub fn into_list(self) -> Vec<Binding> {
+        self.bound
+    }
+}
