@@ -142,6 +142,7 @@ pub fn answer_with(
                 cdpath: inputs.cdpath.as_deref(),
                 session: inputs.session.as_deref(),
                 agent: Some(crate::process::holder_pid),
+                exits: true,
             };
             decide_in(&inputs.hatches, &action, env, probe)
         }

@@ -209,7 +209,7 @@ impl World {
         let bin = Path::new(env!("CARGO_BIN_EXE_git-berth")).parent().unwrap();
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
         let mut cmd = Command::new("timeout");
-        cmd.args(["5", "bash", "-c", command])
+        cmd.args(["30", "bash", "-c", command])
             .current_dir(dir)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())

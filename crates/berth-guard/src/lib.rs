@@ -207,6 +207,7 @@ pub fn decide_in(
         Ok(e) => e,
         Err(what) => return Decision::Block(Block::Failed { what }),
     };
+    let exits = env.exits;
     let mut judge = Judge {
         probe,
         places: fast::Map::default(),
@@ -222,44 +223,12 @@ pub fn decide_in(
         agent: env.agent.map(Agent::Find),
         held: fast::Map::default(),
     };
-    // The primary of where the agent stands is the one a path may contain.
-    match judge.place(&action.cwd) {
-        Ok(Place::Primary { root }) => {
-            judge.primaries.push(root.clone());
-            judge.in_primary = Some(root);
-        }
-        Ok(Place::Linked {
-            primary: Some(p), ..
-        }) => judge.primaries.push(p),
-        Ok(_) => {}
-        Err(e) => {
-            return Decision::Block(Block::Failed {
-                what: e.to_string(),
-            });
-        }
+    let decision = judge.all(&action.cwd, &effects);
+    if exits {
+        std::mem::forget(judge);
+        std::mem::forget(effects);
     }
-    for effect in &effects {
-        if let Some(block) = judge.effect(effect) {
-            return Decision::Block(block);
-        }
-    }
-    // Then the trunk, only for a command that writes a branch: where it lands is settled, and
-    // a block in the primary keeps its way out.
-    let checked_out: Vec<&str> = effects
-        .iter()
-        .filter_map(|e| match e {
-            Effect::ChecksOut(b) => Some(b.as_str()),
-            _ => None,
-        })
-        .collect();
-    for effect in &effects {
-        if let Effect::MovesBranch { dir, branch, by } = effect
-            && let Some(block) = judge.moves(dir, branch, by, &checked_out)
-        {
-            return Decision::Block(block);
-        }
-    }
-    Decision::Allow(Why::OutsideOrLinked)
+    decision
 }
 
 /// The first two rules: a hatch counts only at exactly `1`, so `true`, `yes` or ` 1` never open it.
@@ -378,6 +347,50 @@ enum Agent {
 }
 
 impl Judge<'_, '_> {
+    /// Every effect judged in turn, where the agent stands (`cwd`) first.
+    fn all(&mut self, cwd: &Path, effects: &[Effect]) -> Decision {
+        // The primary of where the agent stands is the one a path may contain.
+        match self.place(cwd) {
+            Ok(Place::Primary { root }) => {
+                self.primaries.push(root.clone());
+                self.in_primary = Some(root);
+            }
+            Ok(Place::Linked {
+                primary: Some(p), ..
+            }) => self.primaries.push(p),
+            Ok(_) => {}
+            Err(e) => {
+                return Decision::Block(Block::Failed {
+                    what: e.to_string(),
+                });
+            }
+        }
+        for effect in effects {
+            if let Some(block) = self.effect(effect) {
+                return Decision::Block(block);
+            }
+        }
+        // Then the trunk, only for a command that writes a branch: where it lands is settled, and
+        // a block in the primary keeps its way out.
+        let checked_out: Vec<&str> = effects
+            .iter()
+            .filter_map(|e| match e {
+                Effect::ChecksOut(b) => Some(b.as_str()),
+                _ => None,
+            })
+            .collect();
+        for effect in effects {
+            if let Effect::MovesBranch { dir, branch, by } = effect
+                && let Some(block) = self.moves(dir, branch, by, &checked_out)
+            {
+                return Decision::Block(block);
+            }
+        }
+        Decision::Allow(Why::OutsideOrLinked)
+    }
+}
+
+impl Judge<'_, '_> {
     /// `path` (absolute, lexically normal) with every link on its way followed, worked out
     /// folder by folder and remembered: a command naming thousands of paths costs one look per
     /// new name, and none for a name its folder's listing shows is not there.
@@ -429,14 +442,27 @@ impl Judge<'_, '_> {
         };
         // Not there yet, or a plain file (no link, no folder, one link to its data): where it
         // lies and what writing it does are its folder's.
+        let plain_name = |n: &std::ffi::OsStr| n != ".git" && !managed::may_be_managed(n);
         let plain_file = |judge: &mut Self| {
             use std::os::unix::fs::MetadataExt as _;
-            name != ".git"
-                && !managed::may_be_managed(name)
+            plain_name(name)
                 && (judge.listings.absent(path)
                     || std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.nlink() == 1))
         };
-        if self.plain.contains(dir.as_os_str()) && plain_file(self) {
+        // The folder it is judged by: its own, or for folders not there yet (`d7/f`), the
+        // nearest one on its way that is, when every name between is plain: what the path
+        // lands in is that folder's.
+        let mut top = dir;
+        while self.listings.absent(top) {
+            match (top.parent(), top.file_name()) {
+                (Some(up), Some(n)) if plain_name(n) => top = up,
+                _ => {
+                    top = dir;
+                    break;
+                }
+            }
+        }
+        if self.plain.contains(top.as_os_str()) && plain_file(self) {
             return None;
         }
         let block = self.judge_effect(effect);
@@ -445,15 +471,21 @@ impl Judge<'_, '_> {
             self.places.get(path.as_os_str()),
             Some(Place::Primary { root } | Place::Linked { root, .. }) if root == path
         );
+        // Judged by a folder further up, it must be in the same place as the path itself.
+        let same_place = top == dir || {
+            let here = self.places.get(path.as_os_str()).cloned();
+            here.is_some() && self.place(top).ok() == here
+        };
         if block.is_none()
             && !a_root
+            && same_place
             && plain_file(self)
-            && self.real(dir) == dir
-            && !dir
+            && self.real(top) == top
+            && !top
                 .components()
                 .any(|c| c.as_os_str() == ".git" || managed::may_be_managed(c.as_os_str()))
         {
-            self.plain.insert(dir.as_os_str().to_owned());
+            self.plain.insert(top.as_os_str().to_owned());
         }
         block
     }
