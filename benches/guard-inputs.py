@@ -4,9 +4,9 @@ with the runtime's JSON on stdin, from a linked worktree beside its primary.
 
 Inputs: every line of the attack fixtures (tests/fixtures/guard/: the issue 10 attacks, the
 injections and each round 4 class but the sibling worktrees', which need a second live session),
-and four large commands: `touch` of about 64 KB and of
-about 248 KB of new names (37,000), `touch` of 20,000 files that exist, and a 248 KB quoted
-here-document. Each input runs RUNS times (default 5); its figure is the median of those. The
+and five large commands: `touch` of about 64 KB and of
+about 248 KB of new names (37,000), `touch` of 20,000 files that exist, `touch` of 29,000 paths
+each in a folder not there yet (248 KB), and a 248 KB quoted here-document. Each input runs RUNS times (default 5); its figure is the median of those. The
 report gives, per group, the median and the worst of the inputs' figures, as wall time and as
 the CPU time the guard process used (user + system, from wait4).
 
@@ -79,6 +79,10 @@ def large_commands():
         ("touch, 64 KB of new names", touch(9_800)),
         ("touch, 248 KB of new names (37,000)", touch(37_000)),
         ("touch, 20,000 existing files", "cd many && " + touch(20_000, "f")),
+        (
+            "touch, 248 KB of paths in 29,000 new folders",
+            "touch " + " ".join(f"d{i}/f" for i in range(29_000)),
+        ),
         ("quoted here-document, 248 KB", heredoc),
     ]
 
