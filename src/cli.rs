@@ -142,6 +142,41 @@ pub struct GuardCli {
     pub args: commands::guard::GuardArgs,
 }
 
+/// `git berth fleet _supervise`: berth's own supervisor of a headless agent, parsed alone so
+/// that it shows in no help, manual or completion script.
+#[derive(Debug, Parser)]
+#[command(
+    name = "_supervise",
+    bin_name = "git berth fleet _supervise",
+    disable_help_subcommand = true
+)]
+pub struct SuperviseCli {
+    #[command(flatten)]
+    pub args: commands::fleet::SuperviseArgs,
+}
+
+/// Whether `args` (the whole command line) starts a headless agent's supervisor.
+pub fn is_supervise(args: &[OsString]) -> bool {
+    args.get(1).is_some_and(|a| a == "fleet")
+        && args.get(2).is_some_and(|a| a == commands::fleet::SUPERVISE)
+}
+
+/// Run the supervisor `args` (the whole command line) asks for: its exit code.
+pub fn supervise(args: Vec<OsString>) -> u8 {
+    match SuperviseCli::try_parse_from(args.into_iter().skip(2)) {
+        Ok(cli) => {
+            let stdout = std::io::stdout();
+            failed(
+                commands::fleet::supervise(&cli.args),
+                None,
+                false,
+                &mut Said::new(&mut stdout.lock()),
+            )
+        }
+        Err(err) => usage(&err, Some("fleet"), false),
+    }
+}
+
 /// Parses the command line. Help and the version print as clap prints them; a usage error prints
 /// the one way every error does (`git berth: <what>`, then `hint:`) and gives exit code 2.
 pub fn parse_from(args: Vec<OsString>) -> Result<Cli, u8> {

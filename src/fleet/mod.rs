@@ -1,0 +1,12 @@
+//! Fleets (atrium's fleets, seed 001's manifests): many agents started together from one
+//! manifest, each in its worktree, and taken down together. A fleet's state, logs and shared
+//! folder live in `<common dir>/berth/fleets/<fleet>/`. Agents are launched through the
+//! orchestrator's one launcher and worktrees removed through the lifecycle layer's judge; this
+//! module decides which, and keeps the fleet's record.
+//! - [`state`]: the fleet's state file, written atomically under its lock;
+//! - [`supervise`]: a headless agent's supervisor, which records how the agent ended.
+
+pub mod state;
+pub mod supervise;
+
+pub use state::{AgentState, Fleet, Run, State, WorktreeState};
