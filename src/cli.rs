@@ -124,6 +124,8 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Agents(commands::agents::AgentsArgs),
     /// Open a change: a worktree on feat/<branch>, with a shell tab there
     Feat(commands::feat::FeatArgs),
+    // Its help, with where a fleet's state and logs live, is on its arguments.
+    Fleet(commands::fleet::FleetArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -325,6 +327,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
         }
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
+        Command::Fleet(args) => context(cli).and_then(|ctx| commands::fleet::run(&ctx, args, out)),
         // `help nosuch` is a usage error, as `git berth nosuch` is.
         Command::Help(args) => {
             let result = commands::help::run(Cli::command(), args, out);

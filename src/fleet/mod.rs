@@ -3,9 +3,13 @@
 //! folder live in `<common dir>/berth/fleets/<fleet>/`. Agents are launched through the
 //! orchestrator's one launcher and worktrees removed through the lifecycle layer's judge; this
 //! module decides which, and keeps the fleet's record.
+//! - [`list`]: the fleets and their agents as they stand;
+//! - [`down`]: end the agents, remove the worktrees that hold nothing of value (also `clean`);
 //! - [`state`]: the fleet's state file, written atomically under its lock;
 //! - [`supervise`]: a headless agent's supervisor, which records how the agent ended.
 
+pub mod down;
+pub mod list;
 pub mod state;
 pub mod supervise;
 
