@@ -94,10 +94,11 @@ _git_berth ()
 	agents,--*) __gitcomp "--json --session= --help" ;;
 	feat,--*) __gitcomp "--backend= --json --session= --help" ;;
 	fleet,*)
-		local nested="$(__git_find_on_cmdline "ls down clean")"
+		local nested="$(__git_find_on_cmdline "up ls down clean")"
 		case "$nested,$cur" in
 		,--*) __gitcomp "--session= --help" ;;
-		,*) __gitcomp "ls down clean" ;;
+		,*) __gitcomp "up ls down clean" ;;
+		up,--*) __gitcomp "--var= --backend= --dry-run --json --session= --help" ;;
 		ls,--*) __gitcomp "--json --session= --help" ;;
 		down,--*) __gitcomp "--grace= --json --session= --help" ;;
 		clean,--*) __gitcomp "--json --session= --help" ;;

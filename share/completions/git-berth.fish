@@ -235,11 +235,20 @@ none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l json -d 'Print a JSON object instead of the path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from ls down clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
-complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from ls down clean" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from ls down clean" -f -a "ls" -d 'Show the fleets and their agents: running, exited with its code, or gone'
-complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from ls down clean" -f -a "down" -d 'Stop a fleet\'s agents and remove its worktrees that are clean and merged'
-complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from ls down clean" -f -a "clean" -d 'Remove a fleet\'s kept worktrees that are clean and merged by now'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "up" -d 'Start every agent of a manifest, each in its worktree, all at once'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "ls" -d 'Show the fleets and their agents: running, exited with its code, or gone'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "down" -d 'Stop a fleet\'s agents and remove its worktrees that are clean and merged'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "clean" -d 'Remove a fleet\'s kept worktrees that are clean and merged by now'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l var -d 'Give the manifest\'s input or var KEY this value (repeatable)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l backend -d 'The terminal interactive agents open in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -s n -l dry-run -d 'Print the whole plan (agents, worktrees, branches, command lines, variables, what each field became) and change nothing'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l json -d 'Print JSON: the fleet as `fleet ls --json` shows it (with --dry-run, the plan)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -l json -d 'Print JSON: {"fleets": [...]}, each with its agents and kept worktrees'
 complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help'

@@ -10,8 +10,9 @@ use anyhow::Result;
 
 use crate::error::refuse_with_hint;
 use crate::fleet::list::{self, AgentRow, FleetRow};
-use crate::fleet::{Run, down, supervise};
+use crate::fleet::{Run, down, supervise, up};
 use crate::orchestrator::agents::STOP_GRACE;
+use crate::orchestrator::backend::Backend;
 use crate::orchestrator::terminal::Ended;
 use crate::render::{Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
@@ -43,12 +44,34 @@ pub struct FleetArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
+    /// Start every agent of a manifest, each in its worktree, all at once
+    Up(UpArgs),
     /// Show the fleets and their agents: running, exited with its code, or gone
     Ls(LsArgs),
     /// Stop a fleet's agents and remove its worktrees that are clean and merged
     Down(DownArgs),
     /// Remove a fleet's kept worktrees that are clean and merged by now
     Clean(CleanArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UpArgs {
+    /// The fleet's manifest: a .toml, .yaml or .yml file
+    #[arg(value_name = "MANIFEST")]
+    pub manifest: String,
+    /// Give the manifest's input or var KEY this value (repeatable)
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = key_value)]
+    pub vars: Vec<(String, String)>,
+    /// The terminal interactive agents open in [default: herdr inside herdr, else tmux]
+    #[arg(long, value_enum, value_name = "BACKEND")]
+    pub backend: Option<Backend>,
+    /// Print the whole plan (agents, worktrees, branches, command lines, variables, what each
+    /// field became) and change nothing
+    #[arg(long, short = 'n')]
+    pub dry_run: bool,
+    /// Print JSON: the fleet as `fleet ls --json` shows it (with --dry-run, the plan)
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -100,6 +123,13 @@ pub struct SuperviseArgs {
     pub command: Vec<String>,
 }
 
+fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("'{text}' is not KEY=VALUE")),
+    }
+}
+
 fn grace(text: &str) -> Result<Duration, String> {
     clock::parse_duration(text)
         .map(Duration::from_secs)
@@ -111,6 +141,7 @@ pub const SUPERVISE: &str = "_supervise";
 
 pub fn run(ctx: &Context, args: &FleetArgs, out: &mut dyn Write) -> Result<()> {
     match &args.action {
+        Action::Up(a) => run_up(ctx, a, out),
         Action::Ls(a) => run_ls(ctx, a, out),
         Action::Down(a) => run_down(ctx, a, out),
         Action::Clean(a) => run_clean(ctx, a, out),
@@ -125,6 +156,120 @@ pub fn supervise(args: &SuperviseArgs) -> Result<()> {
         &args.pid_file,
         &args.command,
     )
+}
+
+fn run_up(ctx: &Context, args: &UpArgs, out: &mut dyn Write) -> Result<()> {
+    let plan = up::plan(
+        ctx,
+        &up::Ask {
+            manifest: &args.manifest,
+            vars: &args.vars,
+        },
+    )?;
+    if args.dry_run {
+        ctx.ui.status("nothing was changed (--dry-run)");
+        if args.json {
+            return super::write_json(out, &plan);
+        }
+        return print_plan(out, &plan);
+    }
+    let started = up::up(ctx, &plan, args.backend)?;
+    for s in &started {
+        match &s.error {
+            None => ctx.ui.status(format_args!("started agent '{}'", s.name)),
+            Some(why) => ctx
+                .ui
+                .warn(format_args!("agent '{}' did not start: {why}", s.name)),
+        }
+    }
+    if let Some(attach) = started.iter().find_map(|s| s.attach.as_deref()) {
+        ctx.ui.hint(format_args!("watch its tabs with: {attach}"));
+    }
+    let rows = list::list(ctx, Some(&plan.slug))?;
+    if args.json {
+        match rows.first() {
+            Some(row) => super::write_json(out, row)?,
+            None => super::write_json(out, &rows)?,
+        }
+    } else {
+        print_fleets(ctx, out, &rows)?;
+    }
+    let failed: Vec<&str> = started
+        .iter()
+        .filter(|s| s.error.is_some())
+        .map(|s| s.name.as_str())
+        .collect();
+    if failed.is_empty() {
+        return Ok(());
+    }
+    Err(refuse_with_hint(
+        format!(
+            "{} of {} agents did not start: {}",
+            failed.len(),
+            started.len(),
+            failed.join(", ")
+        ),
+        format!(
+            "the others run; take the fleet down with {} fleet down {}",
+            names::TOOL,
+            plan.slug
+        ),
+    ))
+}
+
+/// The plan as a person reads it.
+fn print_plan(out: &mut dyn Write, plan: &up::Plan) -> Result<()> {
+    writeln!(out, "fleet {} ({})", plan.fleet, plan.manifest)?;
+    writeln!(out, "  folder  {}", plan.folder.display())?;
+    writeln!(out, "  shared  {}", plan.shared.display())?;
+    if let Some(base) = &plan.base {
+        writeln!(out, "  base    {base}")?;
+    }
+    if !plan.variables.is_empty() {
+        writeln!(out, "variables")?;
+        for v in &plan.variables {
+            writeln!(out, "  {} = {}  ({})", v.key, v.value, v.from)?;
+        }
+    }
+    if !plan.worktrees.is_empty() {
+        writeln!(out, "worktrees")?;
+        for w in &plan.worktrees {
+            writeln!(
+                out,
+                "  {}  branch {}  at {}  for {}",
+                w.name,
+                w.branch,
+                w.path.display(),
+                w.agents.join(", ")
+            )?;
+        }
+    }
+    writeln!(out, "agents")?;
+    for a in &plan.agents {
+        let place = match (&a.worktree, &a.branch) {
+            (Some(w), Some(b)) => format!("in worktree {w} on {b}"),
+            _ => format!("outside any checkout, in {}", a.path.display()),
+        };
+        writeln!(out, "  {} ({}, {}) {place}", a.name, a.runtime, a.mode)?;
+        writeln!(out, "    command  {}", shell_words::join(&a.command))?;
+        for (key, value) in &a.env {
+            writeln!(out, "    env      {key}={value}")?;
+        }
+        for key in &a.unset {
+            writeln!(out, "    unset    {key}")?;
+        }
+        if let Some(log) = &a.log {
+            writeln!(out, "    log      {}", log.display())?;
+        }
+        for f in &a.fields {
+            writeln!(
+                out,
+                "    {} = {}: {}  [{}]",
+                f.field, f.value, f.became, f.from
+            )?;
+        }
+    }
+    Ok(())
 }
 
 #[derive(serde::Serialize)]
