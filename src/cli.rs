@@ -124,6 +124,8 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Agents(commands::agents::AgentsArgs),
     /// Open a change: a worktree on feat/<branch>, with a shell tab there
     Feat(commands::feat::FeatArgs),
+    // Its help, with where a fleet's state and logs live, is on its arguments.
+    Fleet(commands::fleet::FleetArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -140,6 +142,41 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
 pub struct GuardCli {
     #[command(flatten)]
     pub args: commands::guard::GuardArgs,
+}
+
+/// `git berth fleet _supervise`: berth's own supervisor of a headless agent, parsed alone so
+/// that it shows in no help, manual or completion script.
+#[derive(Debug, Parser)]
+#[command(
+    name = "_supervise",
+    bin_name = "git berth fleet _supervise",
+    disable_help_subcommand = true
+)]
+pub struct SuperviseCli {
+    #[command(flatten)]
+    pub args: commands::fleet::SuperviseArgs,
+}
+
+/// Whether `args` (the whole command line) starts a headless agent's supervisor.
+pub fn is_supervise(args: &[OsString]) -> bool {
+    args.get(1).is_some_and(|a| a == "fleet")
+        && args.get(2).is_some_and(|a| a == commands::fleet::SUPERVISE)
+}
+
+/// Run the supervisor `args` (the whole command line) asks for: its exit code.
+pub fn supervise(args: Vec<OsString>) -> u8 {
+    match SuperviseCli::try_parse_from(args.into_iter().skip(2)) {
+        Ok(cli) => {
+            let stdout = std::io::stdout();
+            failed(
+                commands::fleet::supervise(&cli.args),
+                None,
+                false,
+                &mut Said::new(&mut stdout.lock()),
+            )
+        }
+        Err(err) => usage(&err, Some("fleet"), false),
+    }
 }
 
 /// Parses the command line. Help and the version print as clap prints them; a usage error prints
@@ -290,6 +327,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
             context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
         }
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
+        Command::Fleet(args) => context(cli).and_then(|ctx| commands::fleet::run(&ctx, args, out)),
         // `help nosuch` is a usage error, as `git berth nosuch` is.
         Command::Help(args) => {
             let result = commands::help::run(Cli::command(), args, out);

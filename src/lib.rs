@@ -5,6 +5,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod error;
+pub mod fleet;
 pub mod git;
 pub mod hooks;
 pub mod inventory;

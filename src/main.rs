@@ -10,10 +10,15 @@ fn main() -> ExitCode {
         return ExitCode::from(berth::cli::guard(std::env::args_os().skip(1)));
     }
     berth::error::report_panics_as_bugs();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // A headless agent's supervisor, which berth starts itself: no manual to put in place.
+    if berth::cli::is_supervise(&args) {
+        return ExitCode::from(berth::cli::supervise(args));
+    }
     // `git berth --help` is git running `man git-berth`, never this binary: every other run puts
     // the page where man looks for it, beside the binary, so it is there from the first run on.
     berth::commands::help::install_manual_quietly();
-    let cli = match berth::cli::parse_from(std::env::args_os().collect()) {
+    let cli = match berth::cli::parse_from(args) {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };

@@ -20,6 +20,10 @@ pub const FORMAT_VERSION: u32 = 1;
 /// deleting it without `--force`). Such a build must refuse the file instead. The newest format
 /// this build reads.
 pub const AGENTS_FORMAT_VERSION: u32 = 2;
+/// The format of a file that records a headless agent (`backend = "headless"`, a fleet's
+/// `background` agent), which a build of version 2 would read as a corrupt terminal name. The
+/// newest format this build reads.
+pub const HEADLESS_FORMAT_VERSION: u32 = 3;
 
 /// All managed worktrees of one repository.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -181,6 +185,10 @@ pub enum Backend {
     Herdr,
     /// No terminal: print the command to run, or run it here (`--here`)
     None,
+    /// No terminal at all: a fleet's `background` agent, run detached by its supervisor with its
+    /// output in a log. Chosen by the manifest, never on the command line.
+    #[value(skip)]
+    Headless,
 }
 
 impl Backend {
@@ -189,6 +197,7 @@ impl Backend {
             Backend::Tmux => "tmux",
             Backend::Herdr => "herdr",
             Backend::None => "none",
+            Backend::Headless => "headless",
         }
     }
 }
@@ -395,12 +404,14 @@ impl Locked {
     /// Write the registry atomically; the lock stays held until this value is dropped. A mark
     /// whose record is gone goes with it.
     pub fn save(&mut self) -> Result<()> {
-        let version =
-            if self.agents.is_empty() && !self.registry.worktrees.iter().any(|r| r.branch_given) {
-                FORMAT_VERSION
-            } else {
-                AGENTS_FORMAT_VERSION
-            };
+        let version = if self.agents.iter().any(|a| a.backend == Backend::Headless) {
+            HEADLESS_FORMAT_VERSION
+        } else if self.agents.is_empty() && !self.registry.worktrees.iter().any(|r| r.branch_given)
+        {
+            FORMAT_VERSION
+        } else {
+            AGENTS_FORMAT_VERSION
+        };
         self.registry.version = version;
         let registry = &self.registry;
         self.removing
@@ -482,7 +493,7 @@ pub fn parse(text: &str) -> Result<Registry, String> {
 }
 
 fn parse_file(text: &str) -> Result<Parsed, String> {
-    let file: File = statefile::parse(text, AGENTS_FORMAT_VERSION)?;
+    let file: File = statefile::parse(text, HEADLESS_FORMAT_VERSION)?;
     let registry = Registry {
         version: file.version,
         worktrees: file.worktrees,
@@ -746,11 +757,30 @@ mod tests {
     }
 
     #[test]
+    fn a_headless_agent_marks_the_file_as_version_3_which_an_older_build_refuses_as_newer() {
+        let dir = scratch("headless");
+        let store = Store::new(dir.0.clone());
+        let mut locked = store.lock().unwrap();
+        locked.agents.push(Agent {
+            backend: Backend::Headless,
+            ..agent("a")
+        });
+        locked.save().unwrap();
+        drop(locked);
+        let text = fs::read_to_string(store.path()).unwrap();
+        assert!(text.contains("version = 3"), "{text}");
+        assert_eq!(store.agents().unwrap()[0].backend, Backend::Headless);
+        let older = statefile::parse::<File>(&text, AGENTS_FORMAT_VERSION).unwrap_err();
+        assert!(older.contains("newer"), "{older}");
+    }
+
+    #[test]
     fn an_agents_backend_is_saved_as_its_lowercase_name_and_read_back_as_the_same_terminal() {
         for (backend, name) in [
             (Backend::Tmux, "tmux"),
             (Backend::Herdr, "herdr"),
             (Backend::None, "none"),
+            (Backend::Headless, "headless"),
         ] {
             let file = File {
                 version: AGENTS_FORMAT_VERSION,
@@ -791,10 +821,10 @@ mod tests {
     }
 
     #[test]
-    fn a_file_without_agents_reads_as_it_did_and_a_version_3_is_refused() {
+    fn a_file_without_agents_reads_as_it_did_and_a_version_4_is_refused() {
         let text = "version = 1\n";
         assert!(parse(text).unwrap().worktrees.is_empty());
-        assert!(parse("version = 3\n").unwrap_err().contains("newer"));
+        assert!(parse("version = 4\n").unwrap_err().contains("newer"));
     }
 
     #[test]

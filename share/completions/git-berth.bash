@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat help"
+	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -93,6 +93,16 @@ _git_berth ()
 	stop,--*) __gitcomp "--all --grace= --json --session= --help" ;;
 	agents,--*) __gitcomp "--json --session= --help" ;;
 	feat,--*) __gitcomp "--backend= --json --session= --help" ;;
+	fleet,*)
+		local nested="$(__git_find_on_cmdline "up ls down clean")"
+		case "$nested,$cur" in
+		,--*) __gitcomp "--session= --help" ;;
+		,*) __gitcomp "up ls down clean" ;;
+		up,--*) __gitcomp "--var= --backend= --dry-run --json --session= --help" ;;
+		ls,--*) __gitcomp "--json --session= --help" ;;
+		down,--*) __gitcomp "--grace= --json --session= --help" ;;
+		clean,--*) __gitcomp "--json --session= --help" ;;
+		esac ;;
 	help,--*) __gitcomp "--session= --help" ;;
 	claim,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	release,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;

@@ -57,6 +57,7 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "send" -d 'Type 
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "stop" -d 'Stop agents berth launched (SIGTERM, then SIGKILL), freeing their worktrees'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "agents" -d 'Show every agent berth launched here: layer, runtime, pane, alive or gone'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "feat" -d 'Open a change: a worktree on feat/<branch>, with a shell tab there'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "fleet" -d 'Start many agents from one manifest, list them, take them down'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "help" -d 'Print a command\'s help, or with no command the list of commands'
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l base -d 'Commit or branch the new branch starts from [default: HEAD of the worktree you are in]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l branch -d 'Check out this existing branch instead of creating <berth.branchPrefix><name>' -r
@@ -234,6 +235,30 @@ none\t'No terminal: print the command to run, or run it here (`--here`)'"
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l json -d 'Print a JSON object instead of the path'
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "up" -d 'Start every agent of a manifest, each in its worktree, all at once'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "ls" -d 'Show the fleets and their agents: running, exited with its code, or gone'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "down" -d 'Stop a fleet\'s agents and remove its worktrees that are clean and merged'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and not __fish_seen_subcommand_from up ls down clean" -f -a "clean" -d 'Remove a fleet\'s kept worktrees that are clean and merged by now'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l var -d 'Give the manifest\'s input or var KEY this value (repeatable)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l backend -d 'The terminal interactive agents open in [default: herdr inside herdr, else tmux]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
+herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
+none\t'No terminal: print the command to run, or run it here (`--here`)'"
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -s n -l dry-run -d 'Print the whole plan (agents, worktrees, branches, command lines, variables, what each field became) and change nothing'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -l json -d 'Print JSON: the fleet as `fleet ls --json` shows it (with --dry-run, the plan)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from up" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -l json -d 'Print JSON: {"fleets": [...]}, each with its agents and kept worktrees'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from ls" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from down" -l grace -d 'How long each agent gets to end after SIGTERM before SIGKILL (`30s`, `2m`) [default: 10s]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from down" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from down" -l json -d 'Print JSON: {"fleet", "agents": [...], "worktrees": [...]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from down" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from clean" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from clean" -l json -d 'Print JSON: {"fleets": [{"fleet", "worktrees": [...]}]}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand fleet; and __fish_seen_subcommand_from clean" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -s h -l help -d 'Print help'
 
@@ -268,7 +293,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -8,6 +8,7 @@ pub mod clean;
 pub mod collect;
 pub mod completions;
 pub mod feat;
+pub mod fleet;
 pub mod guard;
 pub mod help;
 pub mod hook;
@@ -84,6 +85,7 @@ impl LaunchArgs {
                 place: agent.place,
                 backend: self.backend,
                 here: self.here,
+                extra: agents::Extra::default(),
             },
         )?;
         print_launched(&ctx.ui, out, &launched, self.json)

@@ -28,6 +28,10 @@ pub const STOP_GRACE: Duration = Duration::from_secs(10);
 /// How long a herdr pane's shell gets to start the agent and write its pid.
 const HERDR_START: Duration = Duration::from_secs(10);
 
+/// Held while a tab or split opens: launches in parallel (a fleet's) would otherwise both find
+/// no detached tmux session and both try to make it.
+static OPENING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Where an agent works.
 #[derive(Debug, Clone)]
 pub enum Place {
@@ -41,6 +45,9 @@ pub enum Place {
     },
     /// The caller's own worktree, beside its pane (layer 2).
     Beside { parent: Parent },
+    /// A folder outside any checkout (a fleet's `worktree = false` agent, in the fleet's shared
+    /// folder): no worktree is made or claimed.
+    Folder { path: PathBuf },
 }
 
 /// A layer-2 agent's parent: the calling layer-1 agent, as its environment and record say.
@@ -72,6 +79,34 @@ pub struct Request {
     pub backend: Option<Backend>,
     /// Run it in this terminal instead of a new tab (`--here`).
     pub here: bool,
+    /// What a fleet adds; empty for every other launch.
+    pub extra: Extra,
+}
+
+/// What a fleet's agent adds to a launch.
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    /// Variables set for the agent beside its identity (`BERTH_FLEET_DIR`, `AWS_PROFILE`, ...).
+    pub env: Vec<(String, String)>,
+    /// Variables taken out of what it inherits, beside the hatches (`SSH_AUTH_SOCK` when the
+    /// manifest withholds SSH).
+    pub unset: Vec<String>,
+    /// Text appended to its norms (the fleet's folder, the manifest's `instructions`).
+    pub norms: Option<String>,
+    /// The ref a new worktree starts from (a manifest's `worktree_base`) instead of HEAD.
+    pub base: Option<String>,
+    /// Run it headless instead of in a terminal.
+    pub headless: Option<Headless>,
+}
+
+/// A headless run: no terminal. `supervisor` is started detached (a process group of its own,
+/// stdin empty, stdout and stderr appended to `log`) in the agent's folder, with
+/// `--pid-file <file> -- <the agent's command line>` added; it starts the agent in a process
+/// group of its own, writes the agent's pid to the file, and waits for it to end.
+#[derive(Debug, Clone)]
+pub struct Headless {
+    pub supervisor: Vec<String>,
+    pub log: PathBuf,
 }
 
 /// What `layer1`, `layer2`, `spawn` and `respawn` report (`--json`).
@@ -116,6 +151,11 @@ fn seen() -> Seen {
         tmux_installed: terminal::installed("tmux"),
         herdr_installed: terminal::installed("herdr"),
     }
+}
+
+/// The terminal a launch with `asked` would open its agent in (`None` when there is none).
+pub fn choose_backend(asked: Option<Backend>) -> Result<Backend> {
+    backend::choose(&seen(), asked)
 }
 
 /// The caller's layer (`BERTH_AGENT_LAYER`; unset is a person, layer 0).
@@ -261,7 +301,9 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
     }
     let seen = seen();
     let req = &complete_parent(req, &seen, &agents);
-    let chosen = if req.here {
+    let chosen = if req.extra.headless.is_some() {
+        Backend::Headless
+    } else if req.here {
         Backend::None
     } else {
         backend::choose(&seen, req.backend)?
@@ -282,15 +324,36 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         Some(command) => command.clone(),
         None => base_command(ctx, req.runtime)?,
     };
-    let spot = place(ctx, &agents, &req.place, &req.name, &session)?;
+    let spot = place(
+        ctx,
+        &agents,
+        &req.place,
+        &req.name,
+        &session,
+        req.extra.base.as_deref(),
+    )?;
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
         Backend::None => {
             record(ctx, plan.agent(Backend::None, here_pane()))?;
             return Err(terminal::exec_here(&spot.path, &plan.argv, &[]));
         }
-        Backend::Tmux => open_tmux(ctx, req, &seen, &spot, &plan)?,
-        Backend::Herdr => open_herdr(ctx, req, &seen, &spot, &plan, &slug)?,
+        Backend::Tmux => {
+            let _one = OPENING.lock().unwrap_or_else(|e| e.into_inner());
+            open_tmux(ctx, req, &seen, &spot, &plan)?
+        }
+        Backend::Herdr => {
+            let _one = OPENING.lock().unwrap_or_else(|e| e.into_inner());
+            open_herdr(ctx, req, &seen, &spot, &plan, &slug)?
+        }
+        Backend::Headless => match &req.extra.headless {
+            Some(headless) => start_headless(ctx, &req.name, &slug, &spot, &plan, headless)?,
+            None => {
+                return Err(crate::error::bug(
+                    "a headless launch without its supervisor",
+                ));
+            }
+        },
     };
     let attach = pane.1;
     let agent = plan.agent(chosen, pane.0);
@@ -306,6 +369,43 @@ fn here_pane() -> Pane {
         pid: Some(pid),
         pid_start: crate::process::start_time(pid),
         socket: None,
+    }
+}
+
+/// How long a headless agent's supervisor gets to start it and write its pid.
+const HEADLESS_START: Duration = Duration::from_secs(10);
+
+/// Start a headless agent through its supervisor, detached, and wait for the agent's pid. A
+/// supervisor that ends without one could not start the agent: its log says why.
+fn start_headless(
+    ctx: &Context,
+    name: &str,
+    slug: &str,
+    spot: &Spot,
+    plan: &Plan,
+    headless: &Headless,
+) -> Result<(Pane, Option<String>)> {
+    let pid_file = norms_file(ctx, slug, "pid");
+    let _ = std::fs::remove_file(&pid_file);
+    let mut argv = headless.supervisor.clone();
+    argv.extend(["--pid-file".to_owned(), pid_file.display().to_string()]);
+    argv.push("--".to_owned());
+    argv.extend(plan.argv.iter().cloned());
+    let supervisor = terminal::start_detached(&argv, &spot.path, &headless.log)?;
+    match terminal::wait_for_pid_file_of(&pid_file, supervisor, HEADLESS_START) {
+        Some((pid, pid_start)) => Ok((
+            Pane {
+                id: String::new(),
+                pid: Some(pid),
+                pid_start,
+                socket: None,
+            },
+            None,
+        )),
+        None => Err(refuse_with_hint(
+            format!("agent '{name}' did not start"),
+            format!("its log says why: {}", headless.log.display()),
+        )),
     }
 }
 
@@ -335,9 +435,19 @@ fn place(
     place: &Place,
     agent: &str,
     session: &str,
+    base: Option<&str>,
 ) -> Result<Spot> {
     let registry = store(ctx).load()?;
     let (name, branch, share) = match place {
+        Place::Folder { path } => {
+            std::fs::create_dir_all(path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+            return Ok(Spot {
+                path: real_or_same(path),
+                branch: String::new(),
+                name: None,
+            });
+        }
         Place::Beside { parent } => {
             let path = real_or_same(&parent.worktree);
             if !path.is_dir() {
@@ -418,6 +528,7 @@ fn place(
         &as_agent,
         &AddRequest {
             name: name.clone(),
+            base: base.map(str::to_owned),
             ..AddRequest::default()
         },
         branch.as_deref(),
@@ -521,20 +632,34 @@ fn plan(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default()
     });
-    let text = norms::render(&worktree_name, &spot.branch, &spot.path, req.layer);
+    let mut text = match &req.place {
+        Place::Folder { .. } => norms::render_outside(&spot.path, req.layer),
+        _ => norms::render(&worktree_name, &spot.branch, &spot.path, req.layer),
+    };
+    if let Some(more) = &req.extra.norms {
+        text.push('\n');
+        text.push_str(more);
+    }
     let file = norms_file(ctx, slug, "md");
     let dir = file.parent().expect("agents dir");
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     crate::statefile::write_atomic(&file, text.as_bytes(), None)?;
-    let delivery = runtime::deliver(
-        req.runtime,
-        &base,
-        Norms {
-            text: &text,
-            file: &file,
-        },
-        req.prompt.as_deref(),
-    );
+    let norms = Norms {
+        text: &text,
+        file: &file,
+    };
+    let delivery = match (&req.extra.headless, req.prompt.as_deref()) {
+        (None, prompt) => runtime::deliver(req.runtime, &base, norms, prompt),
+        (Some(_), Some(prompt)) => runtime::deliver_headless(req.runtime, &base, norms, prompt),
+        (Some(_), None) => {
+            return Err(refuse_with_hint(
+                format!("agent '{}' runs headless but has no prompt", req.name),
+                "give it a prompt: the task it does before it exits",
+            ));
+        }
+    };
+    let mut extra_env = delivery.env.clone();
+    extra_env.extend(req.extra.env.iter().cloned());
     let who = Identity {
         name: &req.name,
         layer: req.layer,
@@ -543,8 +668,8 @@ fn plan(
         session,
     };
     let path = std::env::var("PATH").ok();
-    let env = identity::environment(&who, &delivery.env, path.as_deref());
-    let argv = identity::wrapped(&env, &delivery.argv);
+    let env = identity::environment(&who, &extra_env, path.as_deref());
+    let argv = identity::wrapped(&env, &req.extra.unset, &delivery.argv);
     Ok(Plan {
         name: req.name.clone(),
         layer: req.layer,
@@ -555,7 +680,7 @@ fn plan(
         session: session.to_owned(),
         parent: match &req.place {
             Place::Beside { parent } => parent.name.clone(),
-            Place::Worktree { .. } => None,
+            Place::Worktree { .. } | Place::Folder { .. } => None,
         },
         base,
         command: delivery.argv,
@@ -649,7 +774,7 @@ fn open_herdr(
                 })?;
             terminal::herdr_open(&backend::herdr_split(of, &spot.path, &pairs), "pane")?
         }
-        Place::Worktree { .. } => terminal::herdr_open(
+        Place::Worktree { .. } | Place::Folder { .. } => terminal::herdr_open(
             &backend::herdr_tab(&req.name, &spot.path, &pairs, false),
             "root_pane",
         )?,
@@ -738,6 +863,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             },
             &old.name,
             &old.session,
+            None,
         )?,
         None => {
             if !old.worktree.is_dir() {
@@ -775,6 +901,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
         },
         backend: None,
         here: false,
+        extra: Extra::default(),
     };
     let mut plan = plan(ctx, &req, &slug, &old.session, &spot, old.base.clone())?;
     plan.parent = old.parent.clone();
@@ -806,7 +933,9 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             start_in_herdr(ctx, &slug, &pane, &spot.path, &plan.argv)?.0
         }
         // Refused above, before anything was made: berth holds no pane of it.
-        Backend::None => return Err(opened_elsewhere(&old, "stop it there and start it again")),
+        Backend::None | Backend::Headless => {
+            return Err(opened_elsewhere(&old, "stop it there and start it again"));
+        }
     };
     let agent = plan.agent(old.backend, new_pane);
     record(ctx, agent.clone())?;
@@ -895,12 +1024,26 @@ fn deliver_text(agent: &Agent, text: &str) -> Result<()> {
         }
         // pane run: the text typed into the pane, then Enter.
         (Backend::Herdr, Some(pane)) => terminal::run_only(&backend::herdr_run(pane, text)),
-        (Backend::None, _) | (_, None) => Err(opened_elsewhere(agent, "type it there")),
+        (Backend::None | Backend::Headless, _) | (_, None) => {
+            Err(opened_elsewhere(agent, "type it there"))
+        }
     }
 }
 
 /// The refusal for an agent whose terminal berth did not open, so cannot reach.
 fn opened_elsewhere(agent: &Agent, hint: &str) -> anyhow::Error {
+    if agent.backend == Backend::Headless {
+        return refuse_with_hint(
+            format!(
+                "agent '{}' runs headless, in no terminal: it does its prompt's task and exits",
+                agent.name
+            ),
+            format!(
+                "see how it goes with {} fleet ls, and start its fleet again to change it",
+                names::TOOL
+            ),
+        );
+    }
     refuse_with_hint(
         format!(
             "agent '{}' runs in a terminal berth did not open (--here)",
@@ -917,7 +1060,9 @@ pub fn tell_worktree(ctx: &Context, worktree: &Path, text: &str) -> Result<Vec<S
     let path = real_or_same(worktree);
     let mut told = Vec::new();
     for agent in all(ctx)? {
-        if agent.alive() && agent.backend != Backend::None && real_or_same(&agent.worktree) == path
+        if agent.alive()
+            && !matches!(agent.backend, Backend::None | Backend::Headless)
+            && real_or_same(&agent.worktree) == path
         {
             deliver_text(&agent, text)?;
             told.push(agent.name);
@@ -1005,7 +1150,8 @@ pub fn feat(ctx: &Context, branch: &str, backend: Option<Backend>) -> Result<Fea
     let path = real_or_same(&added.path);
     let shell = vec![std::env::var("SHELL").unwrap_or_else(|_| "sh".to_owned())];
     let pane = match chosen {
-        Backend::None => None,
+        // A person's tab is a terminal: headless is for a fleet's agents only.
+        Backend::None | Backend::Headless => None,
         Backend::Tmux => {
             let socket = seen.tmux.as_deref().and_then(backend::tmux_socket);
             let at = if seen.tmux.is_some() {

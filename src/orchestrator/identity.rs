@@ -149,12 +149,16 @@ pub fn environment(
 }
 
 /// The program line that runs `argv` with exactly this environment on top of the terminal's,
-/// the [`REMOVED`] variables taken out first: `env -u ... K=V ... <argv>`. Whatever launches it
-/// (a tmux pane, whose environment is the tmux server's, or a herdr pane's shell) cannot hand
-/// the agent a hatch.
-pub fn wrapped(vars: &BTreeMap<String, String>, argv: &[String]) -> Vec<String> {
+/// the [`REMOVED`] variables and `unset` taken out first: `env -u ... K=V ... <argv>`. Whatever
+/// launches it (a tmux pane, whose environment is the tmux server's, or a herdr pane's shell)
+/// cannot hand the agent a hatch.
+pub fn wrapped(vars: &BTreeMap<String, String>, unset: &[String], argv: &[String]) -> Vec<String> {
     let mut out = vec!["env".to_owned()];
-    for name in REMOVED {
+    for name in REMOVED
+        .iter()
+        .copied()
+        .chain(unset.iter().map(String::as_str))
+    {
         out.push("-u".to_owned());
         out.push(name.to_owned());
     }
@@ -200,7 +204,11 @@ mod tests {
             session: "agent-a",
         };
         let vars = environment(&who, &[("X".into(), "1 2".into())], Some("/bin"));
-        let argv = wrapped(&vars, &["sh".to_owned(), "-c".to_owned(), "env".to_owned()]);
+        let argv = wrapped(
+            &vars,
+            &[],
+            &["sh".to_owned(), "-c".to_owned(), "env".to_owned()],
+        );
         assert_eq!(
             argv[..7],
             [

@@ -1,14 +1,25 @@
 //! The worktree norms every spawned agent gets as standing instructions: one template,
 //! `share/prompts/worktree-norms.md`, built into the binary, with `{name}`, `{branch}`, `{path}`
-//! and `{layer}` filled in. Pure.
+//! and `{layer}` filled in; a fleet's agent that runs outside any checkout gets
+//! `share/prompts/outside-norms.md` instead. Pure.
 
 use std::path::Path;
 
 const TEMPLATE: &str = include_str!("../../share/prompts/worktree-norms.md");
+const OUTSIDE: &str = include_str!("../../share/prompts/outside-norms.md");
 
 /// The norms for an agent of `layer` in the worktree `name` at `path` on `branch`. Each
 /// placeholder is filled once, left to right: a value that holds `{path}` is not filled again.
 pub fn render(name: &str, branch: &str, path: &Path, layer: u8) -> String {
+    fill(TEMPLATE, name, branch, path, layer)
+}
+
+/// The norms for an agent of `layer` that works in the folder `path`, outside any checkout.
+pub fn render_outside(path: &Path, layer: u8) -> String {
+    fill(OUTSIDE, "", "", path, layer)
+}
+
+fn fill(template: &str, name: &str, branch: &str, path: &Path, layer: u8) -> String {
     let path = path.display().to_string();
     let layer = layer.to_string();
     let values = [
@@ -17,8 +28,8 @@ pub fn render(name: &str, branch: &str, path: &Path, layer: u8) -> String {
         ("{path}", path.as_str()),
         ("{layer}", layer.as_str()),
     ];
-    let mut out = String::with_capacity(TEMPLATE.len() + 256);
-    let mut rest = TEMPLATE;
+    let mut out = String::with_capacity(template.len() + 256);
+    let mut rest = template;
     while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
         rest = &rest[at..];
@@ -51,6 +62,13 @@ mod tests {
         for placeholder in ["{name}", "{branch}", "{path}", "{layer}"] {
             assert!(!text.contains(placeholder), "{placeholder} left in {text}");
         }
+    }
+
+    #[test]
+    fn an_agent_outside_any_checkout_is_told_its_folder_and_no_branch() {
+        let text = render_outside(Path::new("/r/.git/berth/fleets/f/shared"), 1);
+        assert!(text.contains("`/r/.git/berth/fleets/f/shared`"), "{text}");
+        assert!(!text.contains('{'), "{text}");
     }
 
     #[test]

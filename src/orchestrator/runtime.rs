@@ -187,6 +187,51 @@ pub fn deliver(
     Delivery { argv, env }
 }
 
+/// The base command in the runtime's own non-interactive mode, for an agent that runs headless
+/// (a fleet's `background` agent): it does the prompt's task and exits, with the norms delivered
+/// as [`deliver`] delivers them.
+/// - claude: `--append-system-prompt <norms> -p <prompt>`;
+/// - codex: `-c developer_instructions=<norms> exec <prompt>`;
+/// - opencode: `run <prompt>`, the norms through `OPENCODE_CONFIG_CONTENT`;
+/// - pi: `--append-system-prompt <norms> -p <prompt>`;
+/// - shell: `sh -c <prompt>` (the prompt is the script), whatever the interactive shell is.
+///
+/// A prompt that begins with `-` follows `--`, so it is never read as an option.
+pub fn deliver_headless(
+    runtime: Runtime,
+    base: &[String],
+    norms: Norms<'_>,
+    prompt: &str,
+) -> Delivery {
+    let mut out = deliver(runtime, base, norms, None);
+    let positional = |argv: &mut Vec<String>| {
+        if prompt.starts_with('-') {
+            argv.push("--".to_owned());
+        }
+        argv.push(prompt.to_owned());
+    };
+    match runtime {
+        Runtime::Claude | Runtime::Pi => {
+            out.argv.push("-p".to_owned());
+            positional(&mut out.argv);
+        }
+        Runtime::Codex => {
+            out.argv.push("exec".to_owned());
+            positional(&mut out.argv);
+        }
+        Runtime::Opencode => {
+            out.argv.push("run".to_owned());
+            positional(&mut out.argv);
+        }
+        Runtime::Shell => {
+            out.argv = vec!["sh".to_owned(), "-c".to_owned(), prompt.to_owned()];
+            out.env
+                .push((names::env::AGENT_PROMPT.to_owned(), prompt.to_owned()));
+        }
+    }
+    out
+}
+
 /// The master's command line: the base command, told to run as the `master` agent where
 /// `git berth init --with-orchestrator` wrote its definition (`claude --agent master`,
 /// `opencode --agent master`). Pi's master is a prompt template the person opens with `/master`.
@@ -258,6 +303,32 @@ mod tests {
             );
         }
         assert_eq!(Runtime::Pi.config_key(), "berth.runtime.pi.command");
+    }
+
+    #[test]
+    fn a_headless_agent_runs_its_runtimes_non_interactive_mode_with_the_prompt() {
+        let claude = deliver_headless(Runtime::Claude, &s(&["claude"]), norms(), "fix it");
+        assert_eq!(
+            claude.argv,
+            s(&[
+                "claude",
+                "--append-system-prompt",
+                norms().text,
+                "-p",
+                "fix it"
+            ])
+        );
+        let pi = deliver_headless(Runtime::Pi, &s(&["pi"]), norms(), "-x");
+        assert_eq!(pi.argv[3..], s(&["-p", "--", "-x"]));
+        let codex = deliver_headless(Runtime::Codex, &s(&["codex"]), norms(), "go");
+        assert_eq!(codex.argv[1], "-c");
+        assert_eq!(codex.argv[3..], s(&["exec", "go"]));
+        let opencode = deliver_headless(Runtime::Opencode, &s(&["opencode"]), norms(), "go");
+        assert_eq!(opencode.argv, s(&["opencode", "run", "go"]));
+        assert_eq!(opencode.env[0].0, "OPENCODE_CONFIG_CONTENT");
+        let shell = deliver_headless(Runtime::Shell, &s(&["/bin/zsh"]), norms(), "echo hi");
+        assert_eq!(shell.argv, s(&["sh", "-c", "echo hi"]));
+        assert!(shell.env.iter().any(|(k, _)| k == "BERTH_AGENT_NORMS"));
     }
 
     #[test]

@@ -142,6 +142,62 @@ pub fn wait_for_pid_file(file: &Path, limit: Duration) -> Option<(u32, Option<u6
     }
 }
 
+/// Start `argv` detached from this process and its terminal: in `cwd`, in a process group of
+/// its own (so a Ctrl-C or a hang-up of the caller's job does not reach it), stdin empty, stdout
+/// and stderr appended to `log`. It outlives the caller; nobody here waits for it.
+pub fn start_detached(argv: &[String], cwd: &Path, log: &Path) -> Result<Target> {
+    use std::os::unix::process::CommandExt as _;
+    let (program, args) = argv.split_first().expect("a command line");
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("cannot open {}", log.display()))?;
+    let err = out
+        .try_clone()
+        .with_context(|| format!("cannot open {}", log.display()))?;
+    let child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .with_context(|| format!("cannot run {program}"))?;
+    let pid = child.id();
+    Ok(Target {
+        pid,
+        start: process::start_time(pid),
+    })
+}
+
+/// [`wait_for_pid_file`] while the process `writer` that is to write it lives: `None` as soon
+/// as it ends without having written it.
+pub fn wait_for_pid_file_of(
+    file: &Path,
+    writer: Target,
+    limit: Duration,
+) -> Option<(u32, Option<u64>)> {
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.trim().parse::<u32>().ok())
+        {
+            return Some((pid, process::start_time(pid)));
+        }
+        if Instant::now() > until || !process::alive(writer.pid, writer.start) {
+            // It may have written the file just before it ended.
+            return std::fs::read_to_string(file)
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+                .map(|pid| (pid, process::start_time(pid)));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// One process to end: its pid and the start time berth recorded for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {

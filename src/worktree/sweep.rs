@@ -108,8 +108,20 @@ impl Swept {
 /// mark those that hold nothing of value as this process's to remove (saved): the caller gives
 /// the lock back, then carries them out. One a live process removes already is left to it.
 pub fn sweep(ctx: &Context, locked: &mut Locked, dry_run: bool, scope: Scope) -> Result<Swept> {
+    sweep_where(ctx, locked, dry_run, scope, &|_| true)
+}
+
+/// [`sweep`] of the worktrees `only` picks, the others left out of the outcomes.
+fn sweep_where(
+    ctx: &Context,
+    locked: &mut Locked,
+    dry_run: bool,
+    scope: Scope,
+    only: &dyn Fn(&Record) -> bool,
+) -> Result<Swept> {
     let judge = Judge::new(ctx)?;
-    let registry = locked.registry.clone();
+    let mut registry = locked.registry.clone();
+    registry.worktrees.retain(only);
     let mut outcomes = Vec::new();
     let mut going = Vec::new();
     for entry in inventory::managed(ctx, &registry)? {
@@ -231,6 +243,26 @@ pub fn clean(ctx: &Context, dry_run: bool, delete_branch: bool) -> Result<Report
         worktrees: outcomes,
         branches,
     })
+}
+
+/// `clean` of the worktrees named `names` alone (a fleet's), judged as `clean` judges: each that
+/// holds nothing of value is removed (its teardown run, its port block freed, with
+/// `delete_branch` its landed branch deleted), every other kept with its reasons. A name berth
+/// does not manage is left out of the outcomes.
+pub fn clean_named(ctx: &Context, names: &[String], delete_branch: bool) -> Result<Vec<Outcome>> {
+    let mut locked = super::lock(ctx)?;
+    let mine = |r: &Record| names.contains(&r.name);
+    if locked.registry.worktrees.iter().any(mine) {
+        let ports = locked
+            .registry
+            .worktrees
+            .iter()
+            .any(|r| mine(r) && r.ports.is_some());
+        super::remove::check_state_writable(&locked, ports)?;
+    }
+    let swept = sweep_where(ctx, &mut locked, false, Scope::Clean, &mine)?;
+    drop(locked);
+    Ok(swept.carry_out(ctx, delete_branch))
 }
 
 /// A branch under the prefix that no record names and no worktree has checked out: left by a

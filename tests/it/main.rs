@@ -15,6 +15,7 @@ mod collect;
 mod completions;
 mod discovery;
 mod examples;
+mod fleet;
 mod guard_adapters;
 mod guard_cli;
 mod guard_fuzz;

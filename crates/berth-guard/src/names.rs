@@ -87,6 +87,12 @@ pub mod env {
     pub const AGENT_PROMPT: &str = "BERTH_AGENT_PROMPT";
     /// The file that holds an agent's worktree norms (its standing instructions).
     pub const AGENT_NORMS: &str = "BERTH_AGENT_NORMS";
+    /// The folder a fleet's agents share (`<common dir>/berth/fleets/<fleet>/shared`), what the
+    /// seed's prompts call `/fleet`.
+    pub const FLEET_DIR: &str = "BERTH_FLEET_DIR";
+    /// The exit code an agent ended with, given to its `on_exit`, `on_complete` and `on_fail`
+    /// commands (128 + the signal's number when a signal ended it, as a shell reports it).
+    pub const AGENT_EXIT: &str = "BERTH_AGENT_EXIT";
     /// `1`: `git berth master` prints what it would run and launches nothing.
     pub const MASTER_DRY_RUN: &str = "BERTH_MASTER_DRY_RUN";
 }
@@ -130,6 +136,16 @@ pub const WORKTREE_INCLUDE: &str = ".worktreeinclude";
 pub const TRUST_FILE: &str = "trust.toml";
 /// Each agent's norms file (`<name>.md`) and, under herdr, its pid file, inside [`STATE_DIR`].
 pub const AGENTS_DIR: &str = "agents";
+/// Folder inside [`STATE_DIR`] with one folder per fleet (`fleets/<fleet>/`): its state, each
+/// headless agent's log (`<agent>.log`) and the folder its agents share.
+pub const FLEETS_DIR: &str = "fleets";
+/// A fleet's agents and worktrees, inside its folder, and the lock every write of it takes.
+pub const FLEET_STATE_FILE: &str = "state.toml";
+pub const FLEET_STATE_LOCK: &str = "state.lock";
+/// The folder a fleet's agents share (the seed's `/fleet`), inside the fleet's folder.
+pub const FLEET_SHARED_DIR: &str = "shared";
+/// A headless agent's log inside its fleet's folder: its name's slug and this extension.
+pub const FLEET_LOG_EXT: &str = "log";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the

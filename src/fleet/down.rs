@@ -1,0 +1,155 @@
+//! `fleet down` and `fleet clean`: end a fleet's agents (SIGTERM to each one's process group,
+//! SIGKILL after the grace), give their supervisors time to record how they ended, then
+//! atrium's teardown through the lifecycle layer's judge: a worktree that is clean and merged
+//! is removed (teardown hook, port block freed, landed branch deleted), every other one is kept
+//! with the reason. Nothing unmerged is ever destroyed. `clean` applies the same test later.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::state::{Fleet, State};
+use crate::clock;
+use crate::orchestrator::terminal::{self, Ended, Target};
+use crate::registry::Store;
+use crate::repo::Context;
+use crate::worktree::sweep::{self, Outcome};
+
+/// How long supervisors get, once their agents ended, to record the end and run `on_exit`
+/// before their own process groups are ended.
+pub const SUPERVISOR_GRACE: Duration = Duration::from_secs(10);
+
+/// What `down` did to one agent.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoppedAgent {
+    pub name: String,
+    pub agent: String,
+    pub pid: Option<u32>,
+    /// `stopped`, `killed`, `already_gone`, `no_start_time` or `still_running`.
+    pub outcome: Ended,
+}
+
+/// What `fleet down` did.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub fleet: String,
+    pub slug: String,
+    pub agents: Vec<StoppedAgent>,
+    /// Each of the fleet's worktrees: removed, or kept with the reason.
+    pub worktrees: Vec<Outcome>,
+    /// The fleet's folder, kept: its logs and shared folder.
+    pub folder: PathBuf,
+}
+
+/// Take the fleet down: end its agents within `grace`, wait for their supervisors, forget the
+/// agents that ended, remove the worktrees that hold nothing of value, and record it as down.
+pub fn down(ctx: &Context, fleet: &Fleet, state: &State, grace: Duration) -> Result<Report> {
+    let targets: Vec<Option<Target>> = state
+        .agents
+        .iter()
+        .map(|a| {
+            a.pid.map(|pid| Target {
+                pid,
+                start: a.pid_start,
+            })
+        })
+        .collect();
+    let live: Vec<Target> = targets.iter().flatten().copied().collect();
+    let mut ended = terminal::end(&live, grace).into_iter();
+    let agents: Vec<StoppedAgent> = state
+        .agents
+        .iter()
+        .zip(&targets)
+        .map(|(a, target)| StoppedAgent {
+            name: a.name.clone(),
+            agent: a.agent.clone(),
+            pid: a.pid,
+            outcome: match target {
+                Some(_) => ended.next().unwrap_or(Ended::AlreadyGone),
+                None => Ended::AlreadyGone,
+            },
+        })
+        .collect();
+    end_supervisors(fleet, SUPERVISOR_GRACE)?;
+    forget_ended(ctx, state)?;
+    let outcomes = teardown(ctx, fleet, state)?;
+    fleet.update(|s| {
+        s.down = Some(clock::now());
+        Ok(())
+    })?;
+    Ok(Report {
+        fleet: state.name.clone(),
+        slug: fleet.slug(),
+        agents,
+        worktrees: outcomes,
+        folder: fleet.dir.clone(),
+    })
+}
+
+/// Wait up to `grace` for the supervisors still running (they record the end, then run the
+/// agent's end commands), then end each one's process group, end commands included.
+fn end_supervisors(fleet: &Fleet, grace: Duration) -> Result<()> {
+    let until = Instant::now() + grace;
+    loop {
+        let Some(state) = fleet.load()? else {
+            return Ok(());
+        };
+        let left: Vec<Target> = state
+            .agents
+            .iter()
+            .filter(|a| a.supervisor_alive())
+            .filter_map(|a| {
+                a.supervisor.map(|pid| Target {
+                    pid,
+                    start: a.supervisor_start,
+                })
+            })
+            .collect();
+        if left.is_empty() {
+            return Ok(());
+        }
+        if Instant::now() >= until {
+            terminal::end(&left, Duration::from_secs(2));
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Drop the fleet's agents that no longer run from the registry's agents: they are done, and
+/// `git berth agents` would list them as gone for ever.
+fn forget_ended(ctx: &Context, state: &State) -> Result<()> {
+    let mut locked = Store::new(ctx.state_dir()).lock()?;
+    let before = locked.agents.len();
+    locked
+        .agents
+        .retain(|a| a.alive() || !state.agents.iter().any(|f| f.agent == a.name));
+    if locked.agents.len() != before {
+        locked.save()?;
+    }
+    Ok(())
+}
+
+/// Remove the fleet's worktrees that hold nothing of value, keep the others with their reasons,
+/// and record in the state which are left and why. A worktree berth no longer manages (removed
+/// by hand since) is dropped from the state.
+pub fn teardown(ctx: &Context, fleet: &Fleet, state: &State) -> Result<Vec<Outcome>> {
+    let names: Vec<String> = state.worktrees.iter().map(|w| w.name.clone()).collect();
+    let outcomes = sweep::clean_named(ctx, &names, true)?;
+    fleet.update(|s| {
+        s.worktrees.retain_mut(|w| {
+            match outcomes.iter().find(|o| o.name == w.name) {
+                Some(o) => {
+                    w.kept = o.reason.clone();
+                    o.reason.is_some()
+                }
+                // Not managed any more: nothing is left to take down.
+                None => !names.contains(&w.name),
+            }
+        });
+        Ok(())
+    })?;
+    Ok(outcomes)
+}

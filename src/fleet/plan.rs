@@ -1,0 +1,450 @@
+//! What `fleet up` will do, worked out before anything is made: every agent with its runtime,
+//! worktree, branch, folder, command line and environment, and what each manifest field became
+//! on this machine. `--dry-run` prints it; `up` carries it out. Fields berth cannot honour here
+//! are refused with the manifest's file, line, column and field. [`meanings`] is pure.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::manifest::{AgentSpec, ManifestError, Placement, Sourced, WorktreeKey};
+use crate::orchestrator::runtime::Runtime;
+
+/// One agent of the plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedAgent {
+    /// Its name in the manifest.
+    pub name: String,
+    pub slug: String,
+    /// Its name among every agent berth launched here: `<fleet>/<slug>`.
+    pub agent: String,
+    pub runtime: String,
+    /// `headless` (`background = true`) or `tab`.
+    pub mode: &'static str,
+    /// The managed worktree it works in (`<fleet>/<group>`); none outside any checkout.
+    pub worktree: Option<String>,
+    pub branch: Option<String>,
+    /// Where it works: its worktree's folder (as it will be made), or the fleet's shared folder.
+    pub path: PathBuf,
+    /// The runtime's command line, the norms left out (`<norms>`).
+    pub command: Vec<String>,
+    /// What the fleet sets in its environment, beside the identity every agent gets.
+    pub env: BTreeMap<String, String>,
+    /// What the fleet takes out of the environment it inherits.
+    pub unset: Vec<String>,
+    /// A headless agent's log.
+    pub log: Option<PathBuf>,
+    pub prompt: Option<String>,
+    /// Every field the manifest set for it, and what it became.
+    pub fields: Vec<Field>,
+    /// Text added to its norms.
+    #[serde(skip)]
+    pub norms: String,
+    #[serde(skip)]
+    pub runtime_kind: Runtime,
+    #[serde(skip)]
+    pub on_exit: Option<String>,
+    #[serde(skip)]
+    pub on_complete: Option<String>,
+    #[serde(skip)]
+    pub on_fail: Option<String>,
+}
+
+/// A manifest field of one agent and what it became.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Field {
+    /// Its path in its file (`agents[1].ssh`, `defaults.type`).
+    pub field: String,
+    pub value: String,
+    /// Where it was written: `agent`, `defaults` or `profile <name>`, and `file:line:col`.
+    pub from: String,
+    /// What it means on this machine.
+    pub became: String,
+}
+
+/// What the fields of one agent make of its launch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Effects {
+    pub fields: Vec<Field>,
+    pub env: BTreeMap<String, String>,
+    pub unset: Vec<String>,
+    /// Norms text from `instructions` and `instructions_file`.
+    pub instructions: Vec<String>,
+    pub background: bool,
+}
+
+/// What [`meanings`] needs to know of this machine.
+pub struct Facts<'a> {
+    /// Every way to name this repository (its origin URL, its checkout's and common dir's
+    /// paths): a `repo` naming one of them means this repository.
+    pub this_repo: &'a [String],
+    /// The fleet's folder, where a withheld GitHub login gets an empty config folder.
+    pub fleet_dir: &'a Path,
+    /// Reads an `instructions_file`.
+    pub read: &'a dyn Fn(&Path) -> Result<String, String>,
+}
+
+fn refuse<T>(sourced: &Sourced<T>, message: impl Into<String>) -> ManifestError {
+    ManifestError::at(&sourced.at, &sourced.path, message)
+}
+
+/// What each field of `spec` becomes for an agent that runs as you in a worktree on this
+/// machine, or the refusal of a field berth cannot honour here.
+pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, ManifestError> {
+    let mut fx = Effects::default();
+    let mut fields = Vec::new();
+    let mut note = |field: &str, value: String, layer: String, became: String| {
+        fields.push(Field {
+            field: field.to_owned(),
+            value,
+            from: layer,
+            became,
+        });
+    };
+    let from =
+        |layer: &crate::manifest::Layer, at: &crate::manifest::Place| format!("{layer} ({at})");
+    note(
+        &spec.runtime.path,
+        spec.runtime.value.name().to_owned(),
+        from(&spec.runtime.layer, &spec.runtime.at),
+        format!("runtime {}", spec.runtime.value.name()),
+    );
+    let background = spec.background.as_ref().is_some_and(|b| b.value);
+    if let Some(b) = &spec.background {
+        note(
+            &b.path,
+            b.value.to_string(),
+            from(&b.layer, &b.at),
+            if b.value {
+                "headless, detached, in the runtime's non-interactive mode; output in its log"
+                    .to_owned()
+            } else {
+                "in a terminal tab".to_owned()
+            },
+        );
+    }
+    if let Some(p) = &spec.prompt {
+        note(
+            &p.path,
+            p.value.clone(),
+            from(&p.layer, &p.at),
+            if background {
+                "the task it does before it exits".to_owned()
+            } else {
+                "its first message".to_owned()
+            },
+        );
+    } else if background {
+        return Err(ManifestError::at(
+            &spec.name.at,
+            &format!("agents[{}].prompt", spec.index),
+            "required for a background agent: the task it does before it exits",
+        ));
+    }
+    if let Some(repos) = &spec.repos {
+        for repo in &repos.value {
+            if !facts.this_repo.iter().any(|r| same_repo(r, repo)) {
+                return Err(refuse(
+                    repos,
+                    format!(
+                        "'{repo}' is another repository: fleets make worktrees of this one only \
+                         for now; run the fleet from a clone of it, or leave repo out"
+                    ),
+                ));
+            }
+        }
+        note(
+            &repos.path,
+            repos.value.join(", "),
+            from(&repos.layer, &repos.at),
+            "this repository".to_owned(),
+        );
+    }
+    if let Some(w) = &spec.worktree {
+        let (value, became) = match (&w.value, &spec.placement) {
+            (WorktreeKey::Own, _) => ("true".to_owned(), "a worktree of its own".to_owned()),
+            (WorktreeKey::Group { name, .. }, Placement::Worktree { group }) => (
+                name.clone(),
+                format!("the worktree of group {group}, shared with its other agents"),
+            ),
+            (_, _) => (
+                "false".to_owned(),
+                "no worktree: it runs in the fleet's shared folder".to_owned(),
+            ),
+        };
+        note(&w.path, value, from(&w.layer, &w.at), became);
+    }
+    if let Some(i) = &spec.identity {
+        let (name, email) = (&i.value.name, &i.value.email);
+        for key in ["GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"] {
+            fx.env.insert(key.to_owned(), name.clone());
+        }
+        for key in ["GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"] {
+            fx.env.insert(key.to_owned(), email.clone());
+        }
+        note(
+            &i.path,
+            format!("{name} <{email}>"),
+            from(&i.layer, &i.at),
+            "its commits' author and committer (GIT_AUTHOR_*, GIT_COMMITTER_*)".to_owned(),
+        );
+    }
+    if let Some(a) = &spec.aws {
+        fx.env.insert("AWS_PROFILE".to_owned(), a.value.clone());
+        note(
+            &a.path,
+            a.value.clone(),
+            from(&a.layer, &a.at),
+            "AWS_PROFILE".to_owned(),
+        );
+    }
+    if let Some(s) = &spec.ssh {
+        let became = if s.value {
+            "your SSH agent, as every local process has it".to_owned()
+        } else {
+            fx.unset.push("SSH_AUTH_SOCK".to_owned());
+            "no SSH agent: SSH_AUTH_SOCK is taken out".to_owned()
+        };
+        note(&s.path, s.value.to_string(), from(&s.layer, &s.at), became);
+    }
+    if let Some(g) = &spec.reuse_gh_auth {
+        let became = if g.value {
+            "your GitHub CLI login, as every local process has it".to_owned()
+        } else {
+            fx.unset.push("GH_TOKEN".to_owned());
+            fx.unset.push("GITHUB_TOKEN".to_owned());
+            let empty = facts.fleet_dir.join(format!("gh-{}", spec.slug));
+            fx.env
+                .insert("GH_CONFIG_DIR".to_owned(), empty.display().to_string());
+            format!(
+                "no GitHub login: GH_TOKEN and GITHUB_TOKEN taken out, GH_CONFIG_DIR={}",
+                empty.display()
+            )
+        };
+        note(&g.path, g.value.to_string(), from(&g.layer, &g.at), became);
+    }
+    for auth in [&spec.reuse_auth, &spec.seed_auth].into_iter().flatten() {
+        if !auth.value {
+            return Err(refuse(
+                auth,
+                "false cannot be honoured: the agent runs as you, and its runtime reads your own \
+                 login, which berth cannot withhold; leave it out",
+            ));
+        }
+        note(
+            &auth.path,
+            "true".to_owned(),
+            from(&auth.layer, &auth.at),
+            "your own login, as every local process has it".to_owned(),
+        );
+    }
+    if let Some(i) = &spec.instructions {
+        fx.instructions.push(i.value.clone());
+        note(
+            &i.path,
+            i.value.clone(),
+            from(&i.layer, &i.at),
+            "appended to its worktree norms".to_owned(),
+        );
+    }
+    if let Some(f) = &spec.instructions_file {
+        let text = (facts.read)(&f.value)
+            .map_err(|why| refuse(f, format!("cannot read {}: {why}", f.value.display())))?;
+        fx.instructions.push(text);
+        note(
+            &f.path,
+            f.value.display().to_string(),
+            from(&f.layer, &f.at),
+            "its text appended to its worktree norms".to_owned(),
+        );
+    }
+    if let Some(c) = &spec.max_cost {
+        note(
+            &c.path,
+            format!("${}", c.value),
+            from(&c.layer, &c.at),
+            "advisory: no runtime berth starts takes a budget, so nothing enforces it".to_owned(),
+        );
+    }
+    if let Some(a) = &spec.allow_setup_scripts {
+        if !a.value {
+            return Err(refuse(
+                a,
+                "false is not supported yet: a worktree's setup hook runs once `git berth trust` \
+                 has trusted it; leave it out",
+            ));
+        }
+        note(
+            &a.path,
+            "true".to_owned(),
+            from(&a.layer, &a.at),
+            "setup hooks run, once `git berth trust` has trusted them".to_owned(),
+        );
+    }
+    for (hook, name) in [
+        (&spec.on_exit, "on_exit"),
+        (&spec.on_complete, "on_complete"),
+        (&spec.on_fail, "on_fail"),
+    ] {
+        let Some(h) = hook else { continue };
+        if !background {
+            return Err(refuse(
+                h,
+                format!(
+                    "{name} runs when a background agent ends; an interactive agent ends in its \
+                     tab, where berth cannot see its exit: set background = true, or leave it out"
+                ),
+            ));
+        }
+        note(
+            &h.path,
+            h.value.clone(),
+            from(&h.layer, &h.at),
+            "run with sh -c in its folder when it ends, with BERTH_AGENT_NAME and BERTH_AGENT_EXIT"
+                .to_owned(),
+        );
+    }
+    if let Some(t) = &spec.template {
+        return Err(refuse(
+            t,
+            "prompt templates are not supported yet: write the prompt out",
+        ));
+    }
+    if let Some(t) = &spec.template_vars {
+        return Err(refuse(
+            t,
+            "prompt templates are not supported yet: write the prompt out",
+        ));
+    }
+    if let Some(t) = spec.auto_trust.as_ref().filter(|t| t.value) {
+        return Err(refuse(
+            t,
+            "not supported yet: berth does not pre-accept a runtime's folder-trust prompt; leave \
+             it out and accept the prompt in the agent's tab (a background agent asks none)",
+        ));
+    }
+    if let Some(n) = &spec.notify {
+        return Err(refuse(
+            n,
+            "notifications are not supported yet: use on_exit to run a command of your own \
+             (notify-send, say) when the agent ends",
+        ));
+    }
+    if let Some(o) = &spec.owns {
+        return Err(refuse(
+            o,
+            "file ownership is not supported yet: leave owns out",
+        ));
+    }
+    fx.background = background;
+    fx.fields = fields;
+    Ok(fx)
+}
+
+/// Whether `given` (a manifest's `repo`) names the repository `known` names: the same text,
+/// or the same URL up to a trailing `.git` or `/`.
+fn same_repo(known: &str, given: &str) -> bool {
+    let norm = |s: &str| {
+        let s = s.trim().trim_end_matches('/');
+        s.strip_suffix(".git").unwrap_or(s).to_owned()
+    };
+    norm(known) == norm(given)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::{self, Files, Infer, InferFrom};
+
+    fn spec(yaml: &str) -> Result<AgentSpec, ManifestError> {
+        let m = manifest::parse("f.yaml", yaml)?;
+        let files: &dyn Files = &|_: &Path| Ok(None);
+        let infer: &dyn Infer = &|_: InferFrom| Err("no".to_owned());
+        let ctx = manifest::Context {
+            vars: &[],
+            fleet_dir: "/f/shared",
+            config_home: None,
+        };
+        Ok(manifest::resolve(&m, &ctx, files, infer)?.agents.remove(0))
+    }
+
+    fn effects(yaml: &str) -> Result<Effects, ManifestError> {
+        let read: &dyn Fn(&Path) -> Result<String, String> = &|_| Ok("read".to_owned());
+        meanings(
+            &spec(yaml)?,
+            &Facts {
+                this_repo: &["git@example.org:me/app.git".to_owned()],
+                fleet_dir: Path::new("/f"),
+                read,
+            },
+        )
+    }
+
+    #[test]
+    fn withheld_ssh_and_github_login_are_taken_out_and_an_identity_signs_commits() {
+        let fx = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    ssh: false\n    \
+             reuse_gh_auth: false\n    identity: Ada <ada@example.org>\n    aws: dev\n",
+        )
+        .unwrap();
+        assert_eq!(fx.unset, ["SSH_AUTH_SOCK", "GH_TOKEN", "GITHUB_TOKEN"]);
+        assert_eq!(fx.env["GH_CONFIG_DIR"], "/f/gh-a");
+        assert_eq!(fx.env["GIT_COMMITTER_EMAIL"], "ada@example.org");
+        assert_eq!(fx.env["AWS_PROFILE"], "dev");
+        let ssh = fx
+            .fields
+            .iter()
+            .find(|f| f.field == "agents[0].ssh")
+            .unwrap();
+        assert!(ssh.from.starts_with("agent (f.yaml:5:"), "{}", ssh.from);
+    }
+
+    #[test]
+    fn a_login_berth_cannot_withhold_is_refused_where_it_is_written() {
+        let err = effects(
+            "name: f\ndefaults:\n  reuse_auth: false\nagents:\n  - name: a\n    type: shell\n",
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("f.yaml:3:15: defaults.reuse_auth: false cannot"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_background_agent_needs_a_prompt_and_an_interactive_one_takes_no_end_command() {
+        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("agents[0].prompt: required"),
+            "{err}"
+        );
+        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    on_exit: echo\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("agents[0].on_exit: on_exit runs"),
+            "{err}"
+        );
+        let fx = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+             prompt: exit 1\n    on_fail: echo failed\n",
+        )
+        .unwrap();
+        assert!(fx.background);
+    }
+
+    #[test]
+    fn this_repository_is_accepted_by_its_origin_and_another_is_refused() {
+        let ok = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    repo: git@example.org:me/app\n",
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+        let err = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    repo: git@example.org:me/web.git\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("is another repository"), "{err}");
+    }
+}

@@ -1,0 +1,560 @@
+//! `fleet up`: read and resolve the manifest, plan every agent ([`plan`]), then, unless the
+//! fleet is up already, record it and launch every agent through the orchestrator's one
+//! launcher ([`up`]): the agents of one worktree group one after another (the first makes the
+//! worktree, the others join it), the groups in parallel threads, so worktrees are made, seeded
+//! and set up side by side.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+
+use super::plan::{Facts, PlannedAgent, meanings};
+use super::state::{AgentState, Fleet, State, WorktreeState};
+use crate::error::{Refusal, refuse_with_hint};
+use crate::manifest::{self, InferFrom, Placement};
+use crate::orchestrator::agents::{self, Extra, Headless, Launched, Place, Request};
+use crate::orchestrator::runtime::{self, Norms};
+use crate::registry::Backend;
+use crate::repo::Context;
+use crate::{clock, names};
+
+/// What `fleet up` was asked.
+#[derive(Debug, Clone)]
+pub struct Ask<'a> {
+    /// The manifest, as the person named it.
+    pub manifest: &'a str,
+    /// `--var key=value`, in order.
+    pub vars: &'a [(String, String)],
+}
+
+/// Everything `up` will do (`--dry-run` prints it).
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    /// The fleet's name, as its manifest writes it.
+    pub fleet: String,
+    pub slug: String,
+    pub manifest: String,
+    /// The fleet's folder: its state and the agents' logs.
+    pub folder: PathBuf,
+    /// The folder its agents share (`BERTH_FLEET_DIR`).
+    pub shared: PathBuf,
+    /// Every value `${key}` could read, and where each came from.
+    pub variables: Vec<Variable>,
+    pub worktrees: Vec<PlannedWorktree>,
+    pub agents: Vec<PlannedAgent>,
+    /// The ref new worktrees start from; none is HEAD.
+    pub base: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Variable {
+    pub key: String,
+    pub value: String,
+    pub from: String,
+}
+
+/// One worktree of the plan.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedWorktree {
+    /// Its managed name: `<fleet>/<group>`.
+    pub name: String,
+    pub group: String,
+    pub branch: String,
+    /// Where it will be (or is, when a kept one is reused).
+    pub path: PathBuf,
+    /// The agents that work in it, by name.
+    pub agents: Vec<String>,
+}
+
+/// The manifest at `ask.manifest`, read, resolved and planned. Nothing is changed.
+pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
+    let text = std::fs::read_to_string(ask.manifest).map_err(|e| {
+        refuse_with_hint(
+            format!(
+                "cannot read the manifest {}: {}",
+                ask.manifest,
+                crate::error::io_reason(&e)
+            ),
+            "name a fleet manifest (.toml, .yaml or .yml); examples are in share/examples/fleets/",
+        )
+    })?;
+    let m = manifest::parse(ask.manifest, &text).map_err(manifest_error)?;
+    let fleet = Fleet::new(&ctx.state_dir(), &m.slug);
+    let shared = fleet.shared();
+    let shared_text = shared.display().to_string();
+    let home = dirs::home_dir();
+    let config_home = manifest::config_home(
+        std::env::var_os("XDG_CONFIG_HOME").as_deref(),
+        home.as_deref(),
+    );
+    let files = |path: &Path| match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::error::io_reason(&e)),
+    };
+    let infer = |from: InferFrom| infer(ctx, from);
+    let resolved = manifest::resolve(
+        &m,
+        &manifest::Context {
+            vars: ask.vars,
+            fleet_dir: &shared_text,
+            config_home: config_home.as_deref(),
+        },
+        &files,
+        &infer,
+    )
+    .map_err(manifest_error)?;
+    if let Some(seed) = m.worktree_seed.first() {
+        return Err(manifest_error(manifest::ManifestError::at(
+            &seed.at,
+            "worktree_seed",
+            format!(
+                "not supported yet: list the paths in {}/{}, which seeds every worktree {} makes",
+                names::HOOKS_DIR,
+                names::HOOK_SEED,
+                names::TOOL
+            ),
+        )));
+    }
+    let prefix = ctx.branch_prefix();
+    let base_dir = ctx.worktree_base()?;
+    let groups = manifest::plan_worktrees(&m.slug, &prefix, &resolved.agents);
+    let worktree_name = |group: &str| format!("{}/{group}", m.slug);
+    let worktree_path = |group: &str| {
+        let name = worktree_name(group);
+        base_dir.join(crate::slug::slug(&name).unwrap_or(name))
+    };
+    let this_repo = this_repo(ctx);
+    let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
+    let facts = Facts {
+        this_repo: &this_repo,
+        fleet_dir: &fleet.dir,
+        read: &read,
+    };
+    let mut agents = Vec::with_capacity(resolved.agents.len());
+    for spec in &resolved.agents {
+        let fx = meanings(spec, &facts).map_err(manifest_error)?;
+        let agent = format!("{}/{}", m.slug, spec.slug);
+        let (worktree, branch, path) = match &spec.placement {
+            Placement::Worktree { group } => {
+                let branch = groups
+                    .iter()
+                    .find(|g| &g.group == group)
+                    .map(|g| g.branch.clone())
+                    .unwrap_or_else(|| manifest::branch_name(&prefix, &m.slug, group));
+                (
+                    Some(worktree_name(group)),
+                    Some(branch),
+                    worktree_path(group),
+                )
+            }
+            Placement::Outside => (None, None, shared.clone()),
+        };
+        let runtime = spec.runtime.value;
+        let base = agents::base_command(ctx, runtime)?;
+        let norms_file = ctx
+            .state_dir()
+            .join(names::AGENTS_DIR)
+            .join(format!("{}.md", crate::slug::slug(&agent)?));
+        let norms = Norms {
+            text: "<norms>",
+            file: &norms_file,
+        };
+        let prompt = spec.prompt.as_ref().map(|p| p.value.clone());
+        let command = match (fx.background, prompt.as_deref()) {
+            (true, Some(prompt)) => runtime::deliver_headless(runtime, &base, norms, prompt).argv,
+            _ => runtime::deliver(runtime, &base, norms, prompt.as_deref()).argv,
+        };
+        let mut env = BTreeMap::new();
+        env.insert(names::env::FLEET_DIR.to_owned(), shared_text.clone());
+        env.extend(fx.env.clone());
+        let mut norms = fleet_norms(&m.name.value, &shared);
+        for text in &fx.instructions {
+            norms.push('\n');
+            norms.push_str(text.trim_end());
+            norms.push('\n');
+        }
+        agents.push(PlannedAgent {
+            name: spec.name.value.clone(),
+            slug: spec.slug.clone(),
+            agent,
+            runtime: runtime.name().to_owned(),
+            mode: if fx.background { "headless" } else { "tab" },
+            worktree,
+            branch,
+            path,
+            command,
+            env,
+            unset: fx.unset.clone(),
+            log: fx.background.then(|| fleet.log(&spec.slug)),
+            prompt,
+            fields: fx.fields,
+            norms,
+            runtime_kind: runtime,
+            on_exit: spec.on_exit.as_ref().map(|s| s.value.clone()),
+            on_complete: spec.on_complete.as_ref().map(|s| s.value.clone()),
+            on_fail: spec.on_fail.as_ref().map(|s| s.value.clone()),
+        });
+    }
+    let by_slug: BTreeMap<&str, &str> = resolved
+        .agents
+        .iter()
+        .map(|a| (a.slug.as_str(), a.name.value.as_str()))
+        .collect();
+    Ok(Plan {
+        fleet: m.name.value.clone(),
+        slug: m.slug.clone(),
+        manifest: ask.manifest.to_owned(),
+        folder: fleet.dir.clone(),
+        shared,
+        variables: resolved
+            .bindings
+            .iter()
+            .map(|b| Variable {
+                key: b.key.clone(),
+                value: b.value.clone(),
+                from: b.from.to_string(),
+            })
+            .collect(),
+        worktrees: groups
+            .iter()
+            .map(|g| PlannedWorktree {
+                name: worktree_name(&g.group),
+                group: g.group.clone(),
+                branch: g.branch.clone(),
+                path: worktree_path(&g.group),
+                agents: g
+                    .agents
+                    .iter()
+                    .map(|s| by_slug.get(s.as_str()).copied().unwrap_or(s).to_owned())
+                    .collect(),
+            })
+            .collect(),
+        agents,
+        base: m.worktree_base.as_ref().map(|b| b.value.clone()),
+    })
+}
+
+/// A manifest error as berth says it: file, line, column, field, then what is wrong.
+fn manifest_error(err: manifest::ManifestError) -> anyhow::Error {
+    Refusal::from(err).into()
+}
+
+/// What the norms add for a fleet's agent: the fleet, and where its shared folder is.
+fn fleet_norms(fleet: &str, shared: &Path) -> String {
+    format!(
+        "You are one agent of the fleet `{fleet}`. Its agents share the folder `{}` \
+         (`${}`): where your task speaks of `/fleet`, it means that folder.\n",
+        shared.display(),
+        names::env::FLEET_DIR
+    )
+}
+
+/// Every way to name this repository: its origin's URL, its checkout's and common dir's paths.
+fn this_repo(ctx: &Context) -> Vec<String> {
+    let mut out: Vec<String> = ctx.config_string("remote.origin.url").into_iter().collect();
+    out.extend(ctx.primary.iter().map(|p| p.display().to_string()));
+    out.push(ctx.common_dir.display().to_string());
+    out
+}
+
+/// An input's value inferred on this machine: the origin's URL, or the current branch's open
+/// pull request through `gh`.
+fn infer(ctx: &Context, from: InferFrom) -> Result<String, String> {
+    match from {
+        InferFrom::Repo => ctx
+            .config_string("remote.origin.url")
+            .ok_or_else(|| "this repository has no origin remote".to_owned()),
+        InferFrom::Pr => {
+            if !crate::orchestrator::terminal::installed("gh") {
+                return Err("gh is not installed".to_owned());
+            }
+            let out = std::process::Command::new("gh")
+                .args(["pr", "view", "--json", "number", "--jq", ".number"])
+                .current_dir(ctx.current.as_deref().unwrap_or(&ctx.common_dir))
+                .stdin(std::process::Stdio::null())
+                .output()
+                .map_err(|e| format!("cannot run gh: {}", crate::error::io_reason(&e)))?;
+            let said = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            if out.status.success() && !said.is_empty() {
+                Ok(said)
+            } else {
+                let why = String::from_utf8_lossy(&out.stderr);
+                Err(format!(
+                    "gh found no pull request: {}",
+                    why.split_whitespace().collect::<Vec<_>>().join(" ")
+                ))
+            }
+        }
+    }
+}
+
+/// How one agent's launch went.
+#[derive(Debug, Clone, Serialize)]
+pub struct Started {
+    pub name: String,
+    pub agent: String,
+    /// Why it did not start; none when it did.
+    pub error: Option<String>,
+    /// How to watch it, when it opened in a tmux session out of sight.
+    #[serde(skip)]
+    pub attach: Option<String>,
+}
+
+/// Launch the fleet `plan` describes: refuse it while it is up (or when an interactive agent
+/// would have no terminal), record it, then launch every agent. One agent that fails to start
+/// does not stop the others; each says how it went.
+pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<Started>> {
+    let fleet = Fleet::at(plan.folder.clone());
+    let interactive = plan.agents.iter().filter(|a| a.mode == "tab").count();
+    if interactive > 0 && agents::choose_backend(backend)? == Backend::None {
+        let why = if backend == Some(Backend::None) {
+            "--backend none opens no tab"
+        } else {
+            "there is no terminal: not inside herdr or tmux, and tmux is not installed"
+        };
+        return Err(refuse_with_hint(
+            format!("{interactive} of the fleet's agents open in a tab, and {why}"),
+            "install tmux, or set background = true on them to run them headless",
+        ));
+    }
+    fleet.update(|state| {
+        if state.is_up() && !state.name.is_empty() {
+            return Err(already_up(plan, state));
+        }
+        *state = fresh_state(plan, std::mem::take(&mut state.worktrees));
+        Ok(())
+    })?;
+    std::fs::create_dir_all(&plan.shared)
+        .with_context(|| format!("cannot create {}", plan.shared.display()))?;
+    for log in plan.agents.iter().filter_map(|a| a.log.as_ref()) {
+        // A log is the output of one run: the last run's goes.
+        let _ = std::fs::remove_file(log);
+    }
+    let supervisor = supervisor_command(&fleet)?;
+    let mut results: Vec<Option<Started>> = vec![None; plan.agents.len()];
+    std::thread::scope(|scope| {
+        let mut lanes = Vec::new();
+        for lane in lanes_of(&plan.agents) {
+            let thread_ctx = for_thread(ctx);
+            let fleet = &fleet;
+            let supervisor = &supervisor;
+            lanes.push(scope.spawn(move || {
+                lane.into_iter()
+                    .map(|i| {
+                        let agent = &plan.agents[i];
+                        let started =
+                            launch_one(&thread_ctx, fleet, plan, agent, backend, supervisor);
+                        (i, started)
+                    })
+                    .collect::<Vec<_>>()
+            }));
+        }
+        for lane in lanes {
+            match lane.join() {
+                Ok(done) => {
+                    for (i, started) in done {
+                        results[i] = Some(started);
+                    }
+                }
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+    });
+    Ok(results
+        .into_iter()
+        .zip(&plan.agents)
+        .map(|(r, a)| {
+            r.unwrap_or_else(|| Started {
+                name: a.name.clone(),
+                agent: a.agent.clone(),
+                error: Some("it was never launched".to_owned()),
+                attach: None,
+            })
+        })
+        .collect())
+}
+
+/// The refusal for a fleet that is up.
+fn already_up(plan: &Plan, state: &State) -> anyhow::Error {
+    let running = state.running().len();
+    refuse_with_hint(
+        format!(
+            "fleet '{}' is up since {} ({running} of {} agents running)",
+            plan.fleet,
+            clock::age(clock::now(), state.started),
+            state.agents.len()
+        ),
+        format!(
+            "take it down first: {} fleet down {}",
+            names::TOOL,
+            plan.slug
+        ),
+    )
+}
+
+/// The state of a fleet `plan` starts, keeping the worktrees an earlier run left (`kept`).
+fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
+    let mut worktrees = kept;
+    for w in &plan.worktrees {
+        match worktrees.iter_mut().find(|k| k.name == w.name) {
+            Some(old) => old.kept = None,
+            None => worktrees.push(WorktreeState {
+                name: w.name.clone(),
+                group: w.group.clone(),
+                branch: w.branch.clone(),
+                kept: None,
+            }),
+        }
+    }
+    State {
+        version: super::state::FORMAT_VERSION,
+        name: plan.fleet.clone(),
+        manifest: plan.manifest.clone(),
+        started: clock::now(),
+        down: None,
+        agents: plan
+            .agents
+            .iter()
+            .map(|a| AgentState {
+                name: a.name.clone(),
+                slug: a.slug.clone(),
+                agent: a.agent.clone(),
+                runtime: a.runtime.clone(),
+                background: a.mode == "headless",
+                worktree: a.worktree.clone(),
+                branch: a.branch.clone(),
+                log: a.log.clone(),
+                env: a.env.clone(),
+                unset: a.unset.clone(),
+                on_exit: a.on_exit.clone(),
+                on_complete: a.on_complete.clone(),
+                on_fail: a.on_fail.clone(),
+                ..AgentState::default()
+            })
+            .collect(),
+        worktrees,
+    }
+}
+
+/// The agents in launch lanes: one lane per worktree group (its agents in the manifest's order,
+/// so the first makes the worktree and the others join it), one per agent outside any worktree.
+pub fn lanes_of(agents: &[PlannedAgent]) -> Vec<Vec<usize>> {
+    let mut lanes: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+    for (i, agent) in agents.iter().enumerate() {
+        match agent.worktree.as_deref() {
+            Some(w) => match lanes.iter_mut().find(|(k, _)| *k == Some(w)) {
+                Some((_, lane)) => lane.push(i),
+                None => lanes.push((Some(w), vec![i])),
+            },
+            None => lanes.push((None, vec![i])),
+        }
+    }
+    lanes.into_iter().map(|(_, lane)| lane).collect()
+}
+
+/// This binary as a headless agent's supervisor: `git-berth fleet _supervise <fleet> `; the
+/// launch adds the agent's slug, its pid file and its command line.
+fn supervisor_command(fleet: &Fleet) -> Result<Vec<String>> {
+    let exe = std::env::current_exe().context("cannot find the git-berth binary")?;
+    Ok(vec![
+        exe.display().to_string(),
+        "fleet".to_owned(),
+        "_supervise".to_owned(),
+        fleet.dir.display().to_string(),
+    ])
+}
+
+/// A context for a launch thread: the same repository and session, its own handle.
+fn for_thread(ctx: &Context) -> Context {
+    Context {
+        repo: ctx.repo.clone(),
+        common_dir: ctx.common_dir.clone(),
+        primary: ctx.primary.clone(),
+        current: ctx.current.clone(),
+        standing: ctx.standing,
+        session_flag: ctx.session_flag.clone(),
+        ui: ctx.ui.clone(),
+    }
+}
+
+/// Launch one agent and record how it went in the fleet's state.
+fn launch_one(
+    ctx: &Context,
+    fleet: &Fleet,
+    plan: &Plan,
+    agent: &PlannedAgent,
+    backend: Option<Backend>,
+    supervisor: &[String],
+) -> Started {
+    let place = match (&agent.worktree, &agent.branch) {
+        (Some(name), branch) => Place::Worktree {
+            name: name.clone(),
+            branch: branch.clone(),
+            share: true,
+        },
+        (None, _) => Place::Folder {
+            path: plan.shared.clone(),
+        },
+    };
+    let headless = agent.log.as_ref().map(|log| {
+        let mut argv = supervisor.to_vec();
+        argv.push(agent.slug.clone());
+        Headless {
+            supervisor: argv,
+            log: log.clone(),
+        }
+    });
+    let request = Request {
+        name: agent.agent.clone(),
+        layer: 1,
+        runtime: agent.runtime_kind,
+        command: None,
+        prompt: agent.prompt.clone(),
+        place,
+        backend,
+        here: false,
+        extra: Extra {
+            env: agent
+                .env
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            unset: agent.unset.clone(),
+            norms: Some(agent.norms.clone()),
+            headless,
+            base: plan.base.clone(),
+        },
+    };
+    let launched = agents::launch(ctx, &request);
+    let recorded = match &launched {
+        Ok(Launched { agent: a, .. }) => fleet.update_agent(&agent.slug, |s| {
+            s.path = Some(a.worktree.clone());
+            s.worktree = a.worktree_name.clone();
+            s.branch = Some(a.branch.clone()).filter(|b| !b.is_empty());
+            s.backend = Some(a.backend);
+            s.pane = a.pane.clone();
+            s.pid = a.pid;
+            s.pid_start = a.pid_start;
+            s.started = a.started;
+            s.error = None;
+        }),
+        Err(err) => {
+            let why = crate::error::render(err).0;
+            fleet.update_agent(&agent.slug, |s| s.error = Some(why))
+        }
+    };
+    let error = match (&launched, recorded) {
+        (Err(err), _) => Some(crate::error::render(err).0),
+        (Ok(_), Err(err)) => Some(crate::error::render(&err).0),
+        (Ok(_), Ok(())) => None,
+    };
+    Started {
+        name: agent.name.clone(),
+        agent: agent.agent.clone(),
+        error,
+        attach: launched.ok().and_then(|l| l.attach),
+    }
+}
