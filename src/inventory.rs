@@ -48,6 +48,8 @@ impl Managed {
 }
 
 /// One worktree, as the registry and git see it together (what `list --all` shows).
+// A repository has a handful of these: the managed one's size costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Entry {
     /// The primary checkout: always there, never locked.

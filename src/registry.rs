@@ -278,11 +278,36 @@ struct File {
     agents: Vec<Agent>,
 }
 
-/// What an unfinished `add` had begun, so that rolling it back removes only what it made.
+/// What an unfinished `add` had begun, so that rolling it back removes only what it made, and
+/// who is making it: the checkout is made with the lock given back, so a mark whose process
+/// lives is that add's own, and one whose process is gone is a killed add's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Creating {
     /// The branch was to be created by this add (and may be deleted again).
     pub new_branch: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_start: Option<u64>,
+}
+
+impl Creating {
+    /// The mark of this process beginning an add.
+    pub fn mine(new_branch: bool) -> Self {
+        let (pid, pid_start) = me();
+        Creating {
+            new_branch,
+            pid: Some(pid),
+            pid_start,
+        }
+    }
+
+    /// The live process making the worktree, if any. A mark without a pid is an older berth's,
+    /// which held the lock throughout: it is gone.
+    pub fn maker(&self) -> Option<u32> {
+        self.pid
+            .filter(|&pid| crate::process::alive(pid, self.pid_start))
+    }
 }
 
 impl Registry {

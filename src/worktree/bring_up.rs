@@ -29,7 +29,7 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
         None => adopt_here(ctx, &mut locked)?,
     };
     let record = locked.registry.find(&name).expect("found above").clone();
-    super::refuse_if_being_removed(&locked, &record)?;
+    super::refuse_if_busy(&locked, &record)?;
     if !record.path.is_dir() {
         return Err(refuse_with_hint(
             format!(

@@ -101,7 +101,7 @@ pub fn claim(ctx: &Context, name: &str) -> Result<Claimed> {
     let ttl = ctx.claim_ttl()?;
     let mut locked = super::lock(ctx)?;
     let record = record_mut(ctx, &mut locked, name)?.clone();
-    super::refuse_if_being_removed(&locked, &record)?;
+    super::refuse_if_busy(&locked, &record)?;
     let record = locked.registry.find_mut(name).expect("found above");
     let taken = take(record, &me, ttl, &ctx.ui)?;
     let claimed = Claimed {

@@ -83,6 +83,27 @@ fn add_making_room(
     let store = Store::new(ctx.state_dir());
     // Killed adds are rolled back and killed removals finished, so the name is free again.
     let mut locked = super::lock(ctx)?;
+    // Another add making this name's checkout, with the lock given back: wait for it, as for the
+    // lock itself, then reuse what it made (or make it, if it failed).
+    let mut said = false;
+    while let Some(pid) = locked
+        .registry
+        .worktrees
+        .iter()
+        .find(|r| r.name == args.name)
+        .and_then(|r| r.creating.as_ref()?.maker())
+    {
+        drop(locked);
+        if !said {
+            ctx.ui.status(format_args!(
+                "waiting for pid {pid}, which is making worktree '{}'",
+                args.name
+            ));
+            said = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        locked = super::lock(ctx)?;
+    }
     if locked
         .registry
         .worktrees
@@ -121,8 +142,12 @@ fn add_making_room(
     };
     // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
-    let made = make(ctx, &mut locked, record, &plan);
+    // The checkout is made with the lock given back, so adds run side by side; the record's
+    // mark says this live process makes it (see `roll_back_dead_adds`, `refuse_if_busy`).
     drop(locked);
+    // Tests stop `add` here too (the lock given back, the checkout not made) to work beside it.
+    super::test_pause("BERTH_TEST_PAUSE_CHECKOUT_MS");
+    let made = make(ctx, record, &plan);
     tear_down.run(&ctx.ui);
     let record = made?;
     ctx.ui.quiet_if(args.quiet).status(format_args!(
@@ -249,9 +274,7 @@ fn reserve(
         base_commit: Some(plan.base_commit),
         created: now,
         claim: Some(me.claim(now)),
-        creating: Some(Creating {
-            new_branch: plan.new_branch,
-        }),
+        creating: Some(Creating::mine(plan.new_branch)),
         setup: in_force.setup.as_ref().map(|_| SetupState::Pending),
         ports: None,
         branch_given: args.branch.is_some(),
@@ -277,7 +300,7 @@ fn reserve(
 
 /// Make the checkout and clear the `creating` mark. Whatever fails undoes what was made, so
 /// nothing stays behind that the registry does not know.
-fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Result<Record> {
+fn make(ctx: &Context, record: Record, plan: &Plan) -> Result<Record> {
     let checkout = if plan.new_branch {
         worktrees::Checkout::NewBranch {
             branch: &plan.branch,
@@ -289,17 +312,20 @@ fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Resu
             branch: &plan.branch,
         }
     };
-    if let Err(err) = worktrees::create(&ctx.repo, &record.path, checkout, &ctx.ui) {
+    let created = worktrees::create(&ctx.repo, &record.path, checkout, &ctx.ui);
+    let mut locked = super::lock(ctx)?;
+    if let Err(err) = created {
         locked.registry.remove(&record.name);
         locked.save()?;
         free_ports(ctx, &record.name);
         return Err(err);
     }
     let real = real_or_same(&record.path);
+    // Nothing else touches a record a live add marks (`refuse_if_busy`).
     let entry = locked
         .registry
         .find_exact_mut(&record.name)
-        .expect("the record written by reserve");
+        .expect("the record written by reserve, marked as this live add's");
     entry.path = real.clone();
     entry.creating = None;
     let made = entry.clone();
@@ -400,7 +426,7 @@ fn reuse(
 ) -> Result<Added> {
     let entry = super::find(ctx, &locked.registry, &args.name)?;
     let record = entry.record.clone();
-    super::refuse_if_being_removed(&locked, &record)?;
+    super::refuse_if_busy(&locked, &record)?;
     if args.no_reuse {
         return Err(refuse_with_hint(
             format!(
@@ -487,14 +513,15 @@ fn reuse(
     })
 }
 
-/// Undo every `add` that died midway. Called under the lock: an add in progress holds the lock,
-/// so any record still marked `creating` here belongs to a process that is gone.
+/// Undo every `add` that died midway. Called under the lock: a record marked `creating` by a
+/// process that is gone (or by an older berth, which held the lock throughout) is a killed add's;
+/// one whose maker lives is making its checkout with the lock given back, and is left to it.
 pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
     let dead: Vec<Record> = locked
         .registry
         .worktrees
         .iter()
-        .filter(|r| r.creating.is_some())
+        .filter(|r| r.creating.as_ref().is_some_and(|c| c.maker().is_none()))
         .cloned()
         .collect();
     for record in &dead {

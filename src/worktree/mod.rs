@@ -20,7 +20,7 @@
 //!   nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none;
-//!   [`refuse_if_being_removed`]: leave a worktree a live `remove` marked to it.
+//!   [`refuse_if_busy`]: leave a worktree a live `remove` or `add` marked to it.
 
 pub mod bring_up;
 pub mod claim;
@@ -55,9 +55,18 @@ pub fn lock_reporting(ctx: &Context) -> Result<(Locked, Vec<Record>)> {
     Ok((locked, finished))
 }
 
-/// Refuse `record` while a live process removes it: its teardown runs with the lock free, and
-/// what is left of the worktree is that process's to delete.
-pub fn refuse_if_being_removed(locked: &Locked, record: &Record) -> Result<()> {
+/// Refuse `record` while a live process removes it or makes it: a teardown and a checkout run
+/// with the lock free, and what is there of the worktree is that process's.
+pub fn refuse_if_busy(locked: &Locked, record: &Record) -> Result<()> {
+    if let Some(pid) = record.creating.as_ref().and_then(|c| c.maker()) {
+        return Err(refuse_with_hint(
+            format!("worktree '{}' is being made by pid {pid}", record.name),
+            format!(
+                "wait for pid {pid} to finish its checkout; {} list shows the worktree once it is made",
+                names::TOOL
+            ),
+        ));
+    }
     match locked.removed_by(record) {
         None => Ok(()),
         Some(pid) => Err(being_removed_refusal(record, pid)),

@@ -43,13 +43,15 @@ impl Plan {
 }
 
 /// The worktrees of `registry` whose checkout is gone: the folder, or its `.git` (git may still
-/// list them, as prunable). One where an agent berth launched still runs is not forgotten: its
+/// list them, as prunable); not one a live add is making. One where an agent berth launched still runs is not forgotten: its
 /// record is how the agent is told apart, and it is a live claim.
 fn gone(ctx: &Context, registry: &Registry) -> Result<Vec<String>> {
     let agents = Store::new(ctx.state_dir()).agents()?;
     Ok(inventory::managed(ctx, registry)?
         .into_iter()
         .filter(|e| !e.present)
+        // A live add makes its checkout with the lock given back: not there yet is not gone.
+        .filter(|e| e.record.creating.as_ref().and_then(|c| c.maker()).is_none())
         .filter(|e| {
             let running = super::judge::live_agent(&agents, &e.path);
             if let Some(agent) = &running {

@@ -89,7 +89,7 @@ pub fn remove(
             continue;
         }
         let entry = super::find(ctx, &registry, name)?;
-        super::refuse_if_being_removed(&locked, &entry.record)?;
+        super::refuse_if_busy(&locked, &entry.record)?;
         if !targets
             .iter()
             .any(|(e, _): &(Managed, Facts)| e.name() == entry.name())
@@ -168,7 +168,7 @@ pub fn mark_and_carry_out(
     seen: &Seen,
 ) -> Result<Carried> {
     let record = &entry.record;
-    super::refuse_if_being_removed(&locked, record)?;
+    super::refuse_if_busy(&locked, record)?;
     locked.mark_removing(record);
     locked.save()?;
     drop(locked);

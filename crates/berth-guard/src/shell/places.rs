@@ -206,6 +206,10 @@ impl Walk<'_> {
         if text.contains("$(") || text.contains('`') {
             return unknown(self, "a value made by a command");
         }
+        // `"$PWD/s.sh"`: known whole, it is that very file.
+        if !text.contains(['$', '*', '?', '[', '{', '\\']) {
+            return self.writes_path(&text, by, strict);
+        }
         let first = text.find(['$', '*', '?', '[', '{']).unwrap_or(text.len());
         if computed(&text) {
             return unknown(self, "a value the shell computes");

@@ -21,8 +21,52 @@ const NO_TEXT: &[&str] = &[
     "chmod", "chown", "chgrp", "touch", "mkdir", "rm", "rmdir", "unlink", "setfacl", "chattr",
 ];
 
+/// Programs that build files from others on disk (compilers, git): what they make from files
+/// is as readable as those files; made from text the command feeds them (`-`, a here-document,
+/// a pipe) it is that text, hidden.
+const BUILDERS: &[&str] = &[
+    "cc",
+    "gcc",
+    "g++",
+    "c++",
+    "clang",
+    "clang++",
+    "rustc",
+    "go",
+    "javac",
+    "kotlinc",
+    "swiftc",
+    "zig",
+    "tsc",
+    "esbuild",
+    "ghc",
+    "ocamlfind",
+    "git",
+];
+
 /// Package managers that run the scripts of the `package.json` where they run.
 const PACKAGE_RUNNERS: &[&str] = &["npm", "npx", "yarn", "pnpm", "pnpx", "bun"];
+
+/// Files a tool runs by their name where it runs, with no word of the command naming them:
+/// Python's start-up hooks, pytest's and cargo's project code, npm's settings.
+const BY_CONVENTION: &[(&str, &[&str])] = &[
+    ("python", &["sitecustomize.py", "usercustomize.py"]),
+    ("python2", &["sitecustomize.py", "usercustomize.py"]),
+    (
+        "python3",
+        &["sitecustomize.py", "usercustomize.py", "conftest.py"],
+    ),
+    ("pytest", &["conftest.py", "sitecustomize.py"]),
+    ("cargo", &["build.rs"]),
+    ("npm", &[".npmrc"]),
+    ("npx", &[".npmrc"]),
+    ("pnpm", &[".npmrc"]),
+    ("yarn", &[".npmrc", ".yarnrc", ".yarnrc.yml"]),
+];
+
+/// Programs that copy or link files into a folder named last (`cp pwn d/`): a file run from that
+/// folder may be one of them.
+const INTO_FOLDER: &[&str] = &["cp", "mv", "install", "ln", "rsync"];
 
 /// The makefiles `make` reads when no `-f` names one, in its order.
 const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -33,6 +77,7 @@ impl Walk<'_> {
     pub(super) fn note_write(&mut self, path: &Path, by: &str) {
         let program = by.trim_matches('`');
         if NO_TEXT.contains(&program)
+            || self.scripts.from_disk.as_deref() == Some(program)
             || self
                 .scripts
                 .ran
@@ -41,13 +86,24 @@ impl Walk<'_> {
         {
             return;
         }
+        if INTO_FOLDER.contains(&program) {
+            self.scripts.filled.insert(path.to_path_buf());
+        }
         self.scripts.written.insert(path.to_path_buf());
     }
 
     /// `runner` runs the file `text` names as code: refused when this command writes it.
     pub(super) fn runs_file(&mut self, text: &str, runner: &str) {
+        // A descriptor or a process substitution is any file the shell opened.
+        let opened = text.starts_with("/dev/fd/") || text.starts_with("/proc/self/fd/");
+        if opened && !self.scripts.written.is_empty() {
+            return self.refuse_run(runner, Path::new(text));
+        }
         for path in self.resolve(text) {
-            if self.scripts.written.contains(&path) {
+            let filled = path
+                .parent()
+                .is_some_and(|d| self.scripts.filled.contains(d));
+            if filled || self.scripts.written.contains(&path) {
                 return self.refuse_run(runner, &path);
             }
             self.scripts
@@ -56,6 +112,14 @@ impl Walk<'_> {
                 .or_default()
                 .push(runner.to_string());
         }
+    }
+
+    /// `program` is about to be walked: a builder fed no text by the command (`fed`, or a `-`
+    /// operand) makes its files from files on disk.
+    pub(super) fn builds(&mut self, program: &str, rest: &[Arg], fed: bool) {
+        let stdin = rest.iter().any(|a| a.is("-") || a.is("/dev/stdin"));
+        self.scripts.from_disk =
+            (BUILDERS.contains(&program) && !fed && !stdin).then(|| program.to_string());
     }
 
     /// The files `program` runs, by its own rules: its script operand (a shell, an interpreter),
@@ -99,7 +163,7 @@ impl Walk<'_> {
                     self.runs_file(&join(dir, f), program);
                 }
             }
-            "awk" | "gawk" | "mawk" | "nawk" => {
+            "awk" | "gawk" | "mawk" | "nawk" | "sed" | "gsed" => {
                 for f in awk_files(&words) {
                     self.runs_file(f, program);
                 }
@@ -119,14 +183,36 @@ impl Walk<'_> {
                 if PACKAGE_RUNNERS.contains(&p) {
                     self.runs_file("package.json", program);
                 }
+                for (tool, files) in BY_CONVENTION {
+                    if *tool == p {
+                        for f in *files {
+                            self.runs_file(f, program);
+                        }
+                    }
+                }
+                // `python3 -m pkg`: the module's file, or its package's.
+                if p.starts_with("python")
+                    && let Some(at) = words.iter().position(|w| *w == "-m")
+                    && let Some(module) = words.get(at + 1)
+                {
+                    let module = module.replace('.', "/");
+                    for f in [
+                        format!("{module}.py"),
+                        format!("{module}/__main__.py"),
+                        format!("{module}/__init__.py"),
+                    ] {
+                        self.runs_file(&f, program);
+                    }
+                }
                 if !(SHELLS.contains(&p) || INTERPRETERS.contains(&p)) {
                     return;
                 }
                 match script_operand(p, &words) {
                     Some(file) => self.runs_file(file, program),
                     // Inline code that names a file this command wrote may run it
-                    // (`perl -e 'exec "sh", "s.sh"'`).
-                    None => self.inline_names_written(&words, program),
+                    // (`perl -e 'exec "sh", "s.sh"'`); a shell's own text is walked.
+                    None if !SHELLS.contains(&p) => self.inline_names_written(&words, program),
+                    None => {}
                 }
             }
         }
@@ -134,6 +220,19 @@ impl Walk<'_> {
 }
 
 impl Walk<'_> {
+    /// Text the command feeds `runner` (a here-document, a here-string) as its code names a file
+    /// this command wrote (`make -f - <<'E'` whose rule runs it): as inline code.
+    pub(super) fn fed_text_names_written(&mut self, program: &str, texts: &[String]) {
+        let runs_text = program == "make"
+            || program == "gmake"
+            || INTERPRETERS.contains(&program)
+            || PACKAGE_RUNNERS.contains(&program);
+        if runs_text && !self.scripts.written.is_empty() {
+            let words: Vec<&str> = texts.iter().map(String::as_str).collect();
+            self.inline_names_written(&words, program);
+        }
+    }
+
     /// Code given inline to `runner` names a file this command wrote, by its file name.
     fn inline_names_written(&mut self, words: &[&str], runner: &str) {
         let named = self.scripts.written.iter().find(|p| {
@@ -241,7 +340,7 @@ fn make_dir<'a>(words: &[&'a str]) -> Option<&'a str> {
     dir
 }
 
-/// `awk -f prog.awk`: the program files it runs.
+/// `awk -f prog.awk`, `sed -f x.sed`: the program files it runs.
 fn awk_files<'a>(words: &[&'a str]) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut it = words.iter();
@@ -292,6 +391,8 @@ mod tests {
             "printf x > s.sh && perl -e 'exec \"sh\", \"s.sh\"'",
             "printf x > s.sh && bash \"$PWD/s.sh\"",
             "sed -i s/a/b/ s.sh && bash s.sh",
+            "gcc -x c -o t - <<< 'int main(){}' && ./t",
+            "printf 'int main(){}' | gcc -x c -o t - && ./t",
         ] {
             assert!(refused(cmd), "{cmd}: {:?}", fx(cmd));
         }
@@ -308,6 +409,9 @@ mod tests {
             "make && make install",
             "npm install && npm test",
             "find . -name '*.o' -exec rm {} +",
+            "gcc -o t t.c && ./t",
+            "go build -o app . && ./app",
+            "git checkout -- s.sh && bash s.sh",
             "python3 -c 'print(1)' && python3 -m pytest",
             "echo '{}' > in.json && python3 -c 'import json; json.load(open(\"x.json\"))'",
         ] {

@@ -80,6 +80,11 @@ pub(super) struct Scripts {
     /// Files a runner was handed to run, with the runners: a runner's own naming of the file
     /// (as a path it may write) is no write of the text.
     pub(super) ran: crate::fast::Map<PathBuf, Vec<String>>,
+    /// The program being walked builds its output from files on disk (a compiler, git), whose
+    /// text is no more hidden than a script already there: what it writes is not remembered.
+    pub(super) from_disk: Option<String>,
+    /// Folders a copy or link was made into (`cp pwn d/`): any file run from them may be it.
+    pub(super) filled: crate::fast::Set<PathBuf>,
 }
 
 /// How a simple command stands in its pipeline.
@@ -540,6 +545,22 @@ impl Walk<'_> {
         let by = format!("`{program}`");
         // A file this command wrote, run as code, is refused before anything else is judged.
         self.runners(program, rest);
+        let fed = pos.piped_in || redirects.iter().any(|r| r.stdin_text());
+        self.builds(program, rest, fed);
+        let texts: Vec<String> = redirects
+            .iter()
+            .filter(|r| r.stdin_text())
+            .filter_map(|r| match &r.heredoc {
+                Some(h) => Some(h.body.clone()),
+                None => scan::value(&r.target),
+            })
+            .collect();
+        if !texts.is_empty() {
+            self.fed_text_names_written(program, &texts);
+        }
+        if self.done {
+            return None;
+        }
         if self.done {
             return None;
         }
