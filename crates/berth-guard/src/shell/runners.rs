@@ -117,9 +117,27 @@ impl Walk<'_> {
     /// `program` is about to be walked: a builder fed no text by the command (`fed`, or a `-`
     /// operand) makes its files from files on disk.
     pub(super) fn builds(&mut self, program: &str, rest: &[Arg], fed: bool) {
-        let stdin = rest.iter().any(|a| a.is("-") || a.is("/dev/stdin"));
-        self.scripts.from_disk =
-            (BUILDERS.contains(&program) && !fed && !stdin).then(|| program.to_string());
+        self.scripts.from_disk = None;
+        if !BUILDERS.contains(&program) || fed {
+            return;
+        }
+        // Built from a file this command wrote (`printf ... > t.c && gcc -o t t.c`), or from
+        // standard input, its output is that hidden text too.
+        for a in rest {
+            let Some(t) = a.text.as_deref() else { continue };
+            if t == "-" || t == "/dev/stdin" {
+                return;
+            }
+            if !t.starts_with('-')
+                && self
+                    .resolve(t)
+                    .iter()
+                    .any(|p| self.scripts.written.contains(p))
+            {
+                return;
+            }
+        }
+        self.scripts.from_disk = Some(program.to_string());
     }
 
     /// The files `program` runs, by its own rules: its script operand (a shell, an interpreter),
@@ -392,6 +410,7 @@ mod tests {
             "printf x > s.sh && bash \"$PWD/s.sh\"",
             "sed -i s/a/b/ s.sh && bash s.sh",
             "gcc -x c -o t - <<< 'int main(){}' && ./t",
+            "printf 'int main(){}' > t.c && gcc -o t t.c && ./t",
             "printf 'int main(){}' | gcc -x c -o t - && ./t",
         ] {
             assert!(refused(cmd), "{cmd}: {:?}", fx(cmd));
