@@ -225,6 +225,13 @@ fn print_plan(out: &mut dyn Write, plan: &up::Plan) -> Result<()> {
     if let Some(base) = &plan.base {
         writeln!(out, "  base    {base}")?;
     }
+    if !plan.seed.is_empty() {
+        writeln!(
+            out,
+            "  seed    {}: copied from this checkout into every worktree it makes",
+            plan.seed.join(", ")
+        )?;
+    }
     if !plan.variables.is_empty() {
         writeln!(out, "variables")?;
         for v in &plan.variables {

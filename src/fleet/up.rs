@@ -46,6 +46,9 @@ pub struct Plan {
     pub agents: Vec<PlannedAgent>,
     /// The ref new worktrees start from; none is HEAD.
     pub base: Option<String>,
+    /// Untracked paths of the primary checkout copied into every worktree the fleet makes
+    /// (`worktree_seed`), beside what the seed hook lists.
+    pub seed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -106,18 +109,6 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
         &infer,
     )
     .map_err(manifest_error)?;
-    if let Some(seed) = m.worktree_seed.first() {
-        return Err(manifest_error(manifest::ManifestError::at(
-            &seed.at,
-            "worktree_seed",
-            format!(
-                "not supported yet: list the paths in {}/{}, which seeds every worktree {} makes",
-                names::HOOKS_DIR,
-                names::HOOK_SEED,
-                names::TOOL
-            ),
-        )));
-    }
     let prefix = ctx.branch_prefix();
     let base_dir = ctx.worktree_base()?;
     let groups = manifest::plan_worktrees(&m.slug, &prefix, &resolved.agents);
@@ -234,6 +225,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             .collect(),
         agents,
         base: m.worktree_base.as_ref().map(|b| b.value.clone()),
+        seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
     })
 }
 
@@ -526,6 +518,7 @@ fn launch_one(
             norms: Some(agent.norms.clone()),
             headless,
             base: plan.base.clone(),
+            seed: plan.seed.clone(),
         },
     };
     let launched = agents::launch(ctx, &request);

@@ -142,6 +142,23 @@ prompt = "pwd > $BERTH_FLEET_DIR/solo.cwd; git rev-parse --abbrev-ref HEAD > $BE
 }
 
 #[test]
+fn worktree_seed_copies_an_untracked_env_into_every_agents_worktree() {
+    let f = Fixture::new();
+    std::fs::write(f.repo.join(".env"), "TOKEN=local\n").unwrap();
+    let manifest = f.manifest(
+        "seeded.yaml",
+        "name: seeded\nworktrees: true\nworktree_seed: [.env]\ndefaults:\n  type: shell\n  \
+         background: true\nagents:\n  - name: a\n    prompt: cat .env > $BERTH_FLEET_DIR/a.env\n  \
+         - name: b\n    prompt: cat .env > $BERTH_FLEET_DIR/b.env\n",
+    );
+    f.up(&manifest);
+    f.exited("seeded");
+    assert_eq!(f.read_shared("seeded", "a.env"), "TOKEN=local");
+    assert_eq!(f.read_shared("seeded", "b.env"), "TOKEN=local");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "seeded"]);
+}
+
+#[test]
 fn background_agents_log_their_output_record_their_exit_and_run_on_fail_when_they_fail() {
     let f = Fixture::new();
     let manifest = f.manifest(
