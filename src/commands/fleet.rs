@@ -332,6 +332,16 @@ fn print_fleets(ctx: &Context, out: &mut dyn Write, rows: &[FleetRow]) -> Result
             rows: fleet.agents.iter().map(agent_row).collect(),
         };
         out.write_all(table.render(&term).as_bytes())?;
+        for a in &fleet.agents {
+            if let Some(cost) = &a.max_cost {
+                writeln!(
+                    out,
+                    "budget  {}  ${cost}  advisory: its runtime takes no budget, so nothing \
+                     enforces it",
+                    a.name
+                )?;
+            }
+        }
         for w in &fleet.worktrees {
             if let Some(why) = &w.kept {
                 writeln!(out, "kept  {}  branch {}  {why}", w.name, w.branch)?;

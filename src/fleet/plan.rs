@@ -36,6 +36,9 @@ pub struct PlannedAgent {
     /// A headless agent's log.
     pub log: Option<PathBuf>,
     pub prompt: Option<String>,
+    /// Its `max_cost` in US dollars: advisory, as no runtime berth starts takes a budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<String>,
     /// Every field the manifest set for it, and what it became.
     pub fields: Vec<Field>,
     /// Text added to its norms.
@@ -264,7 +267,9 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &c.path,
             format!("${}", c.value),
             from(&c.layer, &c.at),
-            "advisory: no runtime berth starts takes a budget, so nothing enforces it".to_owned(),
+            "advisory, shown by fleet ls: no runtime berth starts takes a budget, so nothing \
+             enforces it"
+                .to_owned(),
         );
     }
     if let Some(a) = &spec.allow_setup_scripts {

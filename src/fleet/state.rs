@@ -99,6 +99,9 @@ pub struct AgentState {
     pub on_complete: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_fail: Option<String>,
+    /// Its `max_cost` in US dollars: advisory, shown by `fleet ls`; nothing enforces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<String>,
     /// Why its launch failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

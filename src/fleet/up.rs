@@ -181,6 +181,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             unset: fx.unset.clone(),
             log: fx.background.then(|| fleet.log(&spec.slug)),
             prompt,
+            max_cost: spec.max_cost.as_ref().map(|c| c.value.clone()),
             fields: fx.fields,
             norms,
             runtime_kind: runtime,
@@ -424,6 +425,7 @@ fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
                 on_exit: a.on_exit.clone(),
                 on_complete: a.on_complete.clone(),
                 on_fail: a.on_fail.clone(),
+                max_cost: a.max_cost.clone(),
                 ..AgentState::default()
             })
             .collect(),

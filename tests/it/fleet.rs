@@ -159,6 +159,25 @@ fn worktree_seed_copies_an_untracked_env_into_every_agents_worktree() {
 }
 
 #[test]
+fn max_cost_is_shown_as_advisory_by_fleet_ls_and_its_json() {
+    let f = Fixture::new();
+    let manifest = f.manifest(
+        "budget.yaml",
+        "name: budget\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+         worktree: false\n    max_cost: \"$2.50\"\n    prompt: \"true\"\n",
+    );
+    f.up(&manifest);
+    let fleet = f.exited("budget");
+    assert_eq!(agent(&fleet, "a")["max_cost"], "2.50");
+    let said = f.sb.berth_ok(&f.repo, &["fleet", "ls", "budget"]);
+    assert!(
+        said.contains("budget  a  $2.50  advisory: its runtime takes no budget"),
+        "{said}"
+    );
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "budget"]);
+}
+
+#[test]
 fn background_agents_log_their_output_record_their_exit_and_run_on_fail_when_they_fail() {
     let f = Fixture::new();
     let manifest = f.manifest(
