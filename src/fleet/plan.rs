@@ -52,6 +52,9 @@ pub struct PlannedAgent {
     pub on_complete: Option<String>,
     #[serde(skip)]
     pub on_fail: Option<String>,
+    /// Its `notify` targets that run when it ends (`bell`, `notify-send`).
+    #[serde(skip)]
+    pub notify: Vec<String>,
 }
 
 /// A manifest field of one agent and what it became.
@@ -75,6 +78,10 @@ pub struct Effects {
     /// Norms text from `instructions` and `instructions_file`.
     pub instructions: Vec<String>,
     pub background: bool,
+    /// The `notify` targets kept: each runs when the agent ends.
+    pub notify: Vec<String>,
+    /// What `fleet up` warns of: a field honoured in part on this machine.
+    pub warnings: Vec<String>,
 }
 
 /// What [`meanings`] needs to know of this machine.
@@ -86,6 +93,8 @@ pub struct Facts<'a> {
     pub fleet_dir: &'a Path,
     /// Reads an `instructions_file`.
     pub read: &'a dyn Fn(&Path) -> Result<String, String>,
+    /// Whether a program is on PATH (`notify-send`).
+    pub installed: &'a dyn Fn(&str) -> bool,
 }
 
 fn refuse<T>(sourced: &Sourced<T>, message: impl Into<String>) -> ManifestError {
@@ -330,11 +339,23 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         ));
     }
     if let Some(n) = &spec.notify {
-        return Err(refuse(
-            n,
-            "notifications are not supported yet: use on_exit to run a command of your own \
-             (notify-send, say) when the agent ends",
-        ));
+        notify(n, background, facts, &mut fx)?;
+        let became = if fx.notify.is_empty() {
+            "nothing: no target of it runs here".to_owned()
+        } else {
+            format!(
+                "when it ends, {}",
+                fx.notify
+                    .iter()
+                    .map(|t| match t.as_str() {
+                        "bell" => "a terminal bell in its log",
+                        _ => "notify-send",
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )
+        };
+        note(&n.path, n.value.join(", "), from(&n.layer, &n.at), became);
     }
     if let Some(o) = &spec.owns {
         return Err(refuse(
@@ -345,6 +366,50 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
     fx.background = background;
     fx.fields = fields;
     Ok(fx)
+}
+
+/// The `notify` targets that run when the agent ends, into `fx`: `bell` and `notify-send`
+/// (skipped with a warning where it is not installed). An unknown target, or any target on an
+/// agent in a tab, whose end berth cannot see, is refused.
+fn notify(
+    n: &Sourced<Vec<String>>,
+    background: bool,
+    facts: &Facts<'_>,
+    fx: &mut Effects,
+) -> Result<(), ManifestError> {
+    if !background {
+        return Err(refuse(
+            n,
+            "notify runs when a background agent ends; an interactive agent ends in its tab, \
+             where berth cannot see its exit: set background = true, or leave it out",
+        ));
+    }
+    for target in &n.value {
+        match target.as_str() {
+            "bell" => {}
+            "notify-send" if !(facts.installed)("notify-send") => {
+                fx.warnings.push(format!(
+                    "{}: notify-send is not installed, so that target is skipped",
+                    n.path
+                ));
+                continue;
+            }
+            "notify-send" => {}
+            other => {
+                return Err(refuse(
+                    n,
+                    format!(
+                        "unknown target '{other}': the targets are bell and notify-send, \
+                         comma-separated"
+                    ),
+                ));
+            }
+        }
+        if !fx.notify.contains(target) {
+            fx.notify.push(target.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Whether `given` (a manifest's `repo`) names the repository `known` names: the same text,
@@ -382,6 +447,7 @@ mod tests {
                 this_repo: &["git@example.org:me/app.git".to_owned()],
                 fleet_dir: Path::new("/f"),
                 read,
+                installed: &|_| false,
             },
         )
     }
@@ -438,6 +504,31 @@ mod tests {
         )
         .unwrap();
         assert!(fx.background);
+    }
+
+    #[test]
+    fn notify_keeps_the_bell_skips_a_missing_notify_send_and_refuses_an_unknown_target() {
+        let agent = "name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+                     prompt: x\n    notify: ";
+        let fx = effects(&format!("{agent}bell, notify-send\n")).unwrap();
+        assert_eq!(fx.notify, ["bell"]);
+        assert!(
+            fx.warnings[0].contains("notify-send is not installed"),
+            "{:?}",
+            fx.warnings
+        );
+        let err = effects(&format!("{agent}bell, pager\n")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("agents[0].notify: unknown target 'pager'"),
+            "{err}"
+        );
+        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    notify: bell\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("agents[0].notify: notify runs"),
+            "{err}"
+        );
     }
 
     #[test]

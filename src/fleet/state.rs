@@ -102,6 +102,9 @@ pub struct AgentState {
     /// Its `max_cost` in US dollars: advisory, shown by `fleet ls`; nothing enforces it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost: Option<String>,
+    /// The `notify` targets its supervisor runs when it ends: `bell`, `notify-send`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<String>,
     /// Why its launch failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

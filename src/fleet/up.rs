@@ -119,14 +119,19 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
     };
     let this_repo = this_repo(ctx);
     let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
+    let installed = crate::orchestrator::terminal::installed;
     let facts = Facts {
         this_repo: &this_repo,
         fleet_dir: &fleet.dir,
         read: &read,
+        installed: &installed,
     };
     let mut agents = Vec::with_capacity(resolved.agents.len());
     for spec in &resolved.agents {
         let fx = meanings(spec, &facts).map_err(manifest_error)?;
+        for warning in &fx.warnings {
+            ctx.ui.warn(format_args!("{warning}"));
+        }
         let agent = format!("{}/{}", m.slug, spec.slug);
         let (worktree, branch, path) = match &spec.placement {
             Placement::Worktree { group } => {
@@ -188,6 +193,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             on_exit: spec.on_exit.as_ref().map(|s| s.value.clone()),
             on_complete: spec.on_complete.as_ref().map(|s| s.value.clone()),
             on_fail: spec.on_fail.as_ref().map(|s| s.value.clone()),
+            notify: fx.notify.clone(),
         });
     }
     let by_slug: BTreeMap<&str, &str> = resolved
@@ -426,6 +432,7 @@ fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
                 on_complete: a.on_complete.clone(),
                 on_fail: a.on_fail.clone(),
                 max_cost: a.max_cost.clone(),
+                notify: a.notify.clone(),
                 ..AgentState::default()
             })
             .collect(),

@@ -178,6 +178,51 @@ fn max_cost_is_shown_as_advisory_by_fleet_ls_and_its_json() {
 }
 
 #[test]
+fn notify_rings_the_bell_in_the_log_and_runs_notify_send_when_the_agent_ends() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    let bin = f.sb.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let said = f.sb.root.join("notified");
+    let fake = bin.join("notify-send");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s|' \"$@\" > '{}'\n", said.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let manifest = f.manifest(
+        "ping.yaml",
+        "name: ping\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+         worktree: false\n    notify: bell, notify-send\n    prompt: exit 3\n",
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out =
+        f.sb.berth_command(&f.repo, &["fleet", "up", &manifest, "--json"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fleet = f.exited("ping");
+    wait_for("notify-send to run", || said.exists());
+    assert_eq!(
+        std::fs::read_to_string(&said).unwrap(),
+        "git berth: ping/a|agent ping/a exited with code 3|"
+    );
+    let log = std::fs::read_to_string(agent(&fleet, "a")["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("\x07agent ping/a exited with code 3"), "{log}");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "ping"]);
+}
+
+#[test]
 fn background_agents_log_their_output_record_their_exit_and_run_on_fail_when_they_fail() {
     let f = Fixture::new();
     let manifest = f.manifest(
