@@ -120,11 +120,14 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
     let this_repo = this_repo(ctx);
     let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
     let installed = crate::orchestrator::terminal::installed;
+    let template = |name: &str| super::templates::find(name, config_home.as_deref(), &files);
     let facts = Facts {
         this_repo: &this_repo,
         fleet_dir: &fleet.dir,
         read: &read,
         installed: &installed,
+        template: &template,
+        bindings: &resolved.bindings,
     };
     let mut agents = Vec::with_capacity(resolved.agents.len());
     for spec in &resolved.agents {
@@ -158,7 +161,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             text: "<norms>",
             file: &norms_file,
         };
-        let prompt = spec.prompt.as_ref().map(|p| p.value.clone());
+        let prompt = fx.prompt.clone();
         let command = match (fx.background, prompt.as_deref()) {
             (true, Some(prompt)) => runtime::deliver_headless(runtime, &base, norms, prompt).argv,
             _ => runtime::deliver(runtime, &base, norms, prompt.as_deref()).argv,

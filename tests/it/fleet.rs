@@ -223,6 +223,28 @@ fn notify_rings_the_bell_in_the_log_and_runs_notify_send_when_the_agent_ends() {
 }
 
 #[test]
+fn a_persons_template_wins_over_berths_and_becomes_the_prompt_with_the_agents_own_after_it() {
+    let f = Fixture::new();
+    let dir = f.sb.home().join(".config/git-berth/templates");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("review.md"),
+        "echo ${word} ${mood} > $BERTH_FLEET_DIR/said\n",
+    )
+    .unwrap();
+    let manifest = f.manifest(
+        "tpl.yaml",
+        "name: tpl\nvars:\n  mood: glad\nagents:\n  - name: a\n    type: shell\n    \
+         background: true\n    worktree: false\n    template: review\n    \
+         template_vars: [word=hello]\n    prompt: echo after >> $BERTH_FLEET_DIR/said\n",
+    );
+    f.up(&manifest);
+    f.exited("tpl");
+    assert_eq!(f.read_shared("tpl", "said"), "hello glad\nafter");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "tpl"]);
+}
+
+#[test]
 fn background_agents_log_their_output_record_their_exit_and_run_on_fail_when_they_fail() {
     let f = Fixture::new();
     let manifest = f.manifest(
