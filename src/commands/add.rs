@@ -48,6 +48,7 @@ impl AddArgs {
             no_reuse: self.no_reuse,
             no_setup: self.no_setup,
             quiet: false,
+            seed: Vec::new(),
         }
     }
 }

@@ -225,6 +225,13 @@ fn print_plan(out: &mut dyn Write, plan: &up::Plan) -> Result<()> {
     if let Some(base) = &plan.base {
         writeln!(out, "  base    {base}")?;
     }
+    if !plan.seed.is_empty() {
+        writeln!(
+            out,
+            "  seed    {}: copied from this checkout into every worktree it makes",
+            plan.seed.join(", ")
+        )?;
+    }
     if !plan.variables.is_empty() {
         writeln!(out, "variables")?;
         for v in &plan.variables {
@@ -325,6 +332,16 @@ fn print_fleets(ctx: &Context, out: &mut dyn Write, rows: &[FleetRow]) -> Result
             rows: fleet.agents.iter().map(agent_row).collect(),
         };
         out.write_all(table.render(&term).as_bytes())?;
+        for a in &fleet.agents {
+            if let Some(cost) = &a.max_cost {
+                writeln!(
+                    out,
+                    "budget  {}  ${cost}  advisory: its runtime takes no budget, so nothing \
+                     enforces it",
+                    a.name
+                )?;
+            }
+        }
         for w in &fleet.worktrees {
             if let Some(why) = &w.kept {
                 writeln!(out, "kept  {}  branch {}  {why}", w.name, w.branch)?;

@@ -56,6 +56,8 @@ pub struct AgentRow {
     pub backend: Option<Backend>,
     pub pane: Option<String>,
     pub log: Option<PathBuf>,
+    /// Its `max_cost` in US dollars: advisory, as no runtime berth starts takes a budget.
+    pub max_cost: Option<String>,
     /// Why its launch failed, when it did.
     pub error: Option<String>,
 }
@@ -111,6 +113,7 @@ fn row(fleet: &Fleet, state: State, registry: &crate::registry::Registry, now: u
             backend: a.backend,
             pane: a.pane.clone(),
             log: a.log.clone(),
+            max_cost: a.max_cost.clone(),
             error: a.error.clone(),
         })
         .collect();

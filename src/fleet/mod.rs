@@ -8,13 +8,15 @@
 //! - [`list`]: the fleets and their agents as they stand;
 //! - [`down`]: end the agents, remove the worktrees that hold nothing of value (also `clean`);
 //! - [`state`]: the fleet's state file, written atomically under its lock;
-//! - [`supervise`]: a headless agent's supervisor, which records how the agent ended.
+//! - [`supervise`]: a headless agent's supervisor, which records how the agent ended;
+//! - [`templates`]: the prompt templates a manifest's `template` names.
 
 pub mod down;
 pub mod list;
 pub mod plan;
 pub mod state;
 pub mod supervise;
+pub mod templates;
 pub mod up;
 
 pub use state::{AgentState, Fleet, Run, State, WorktreeState};

@@ -36,6 +36,9 @@ pub struct PlannedAgent {
     /// A headless agent's log.
     pub log: Option<PathBuf>,
     pub prompt: Option<String>,
+    /// Its `max_cost` in US dollars: advisory, as no runtime berth starts takes a budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<String>,
     /// Every field the manifest set for it, and what it became.
     pub fields: Vec<Field>,
     /// Text added to its norms.
@@ -49,6 +52,9 @@ pub struct PlannedAgent {
     pub on_complete: Option<String>,
     #[serde(skip)]
     pub on_fail: Option<String>,
+    /// Its `notify` targets that run when it ends (`bell`, `notify-send`).
+    #[serde(skip)]
+    pub notify: Vec<String>,
 }
 
 /// A manifest field of one agent and what it became.
@@ -72,6 +78,12 @@ pub struct Effects {
     /// Norms text from `instructions` and `instructions_file`.
     pub instructions: Vec<String>,
     pub background: bool,
+    /// The `notify` targets kept: each runs when the agent ends.
+    pub notify: Vec<String>,
+    /// Its prompt: its `template`'s text filled in, then its own `prompt`.
+    pub prompt: Option<String>,
+    /// What `fleet up` warns of: a field honoured in part on this machine.
+    pub warnings: Vec<String>,
 }
 
 /// What [`meanings`] needs to know of this machine.
@@ -83,6 +95,12 @@ pub struct Facts<'a> {
     pub fleet_dir: &'a Path,
     /// Reads an `instructions_file`.
     pub read: &'a dyn Fn(&Path) -> Result<String, String>,
+    /// Whether a program is on PATH (`notify-send`).
+    pub installed: &'a dyn Fn(&str) -> bool,
+    /// Finds a prompt template by name ([`super::templates::find`]).
+    pub template: &'a dyn Fn(&str) -> Result<super::templates::Template, String>,
+    /// The manifest's vars and inputs, which a template's `${key}` may read.
+    pub bindings: &'a [crate::manifest::Binding],
 }
 
 fn refuse<T>(sourced: &Sourced<T>, message: impl Into<String>) -> ManifestError {
@@ -111,6 +129,48 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         format!("runtime {}", spec.runtime.value.name()),
     );
     let background = spec.background.as_ref().is_some_and(|b| b.value);
+    if let Some(t) = &spec.template {
+        let filled = template(t, spec, facts)?;
+        note(
+            &t.path,
+            t.value.clone(),
+            from(&t.layer, &t.at),
+            format!(
+                "its prompt's text, from {}{}",
+                filled.1,
+                if spec.prompt.is_some() {
+                    ", its own prompt after it"
+                } else {
+                    ""
+                }
+            ),
+        );
+        fx.prompt = Some(match &spec.prompt {
+            Some(p) => format!("{}\n\n{}", filled.0.trim_end(), p.value),
+            None => filled.0.trim_end().to_owned(),
+        });
+    } else {
+        fx.prompt = spec.prompt.as_ref().map(|p| p.value.clone());
+    }
+    if let Some(t) = &spec.template_vars {
+        if spec.template.is_none() {
+            return Err(refuse(
+                t,
+                "template_vars fill a template's ${key}s, and no template is set: set template, \
+                 or leave template_vars out",
+            ));
+        }
+        note(
+            &t.path,
+            t.value
+                .iter()
+                .map(|v| format!("{}={}", v.key, v.value))
+                .collect::<Vec<_>>()
+                .join(", "),
+            from(&t.layer, &t.at),
+            "filled into its template".to_owned(),
+        );
+    }
     if let Some(b) = &spec.background {
         note(
             &b.path,
@@ -129,13 +189,15 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &p.path,
             p.value.clone(),
             from(&p.layer, &p.at),
-            if background {
+            if spec.template.is_some() {
+                "appended to its template's text".to_owned()
+            } else if background {
                 "the task it does before it exits".to_owned()
             } else {
                 "its first message".to_owned()
             },
         );
-    } else if background {
+    } else if background && spec.template.is_none() {
         return Err(ManifestError::at(
             &spec.name.at,
             &format!("agents[{}].prompt", spec.index),
@@ -264,7 +326,9 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &c.path,
             format!("${}", c.value),
             from(&c.layer, &c.at),
-            "advisory: no runtime berth starts takes a budget, so nothing enforces it".to_owned(),
+            "advisory, shown by fleet ls: no runtime berth starts takes a budget, so nothing \
+             enforces it"
+                .to_owned(),
         );
     }
     if let Some(a) = &spec.allow_setup_scripts {
@@ -305,18 +369,6 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
                 .to_owned(),
         );
     }
-    if let Some(t) = &spec.template {
-        return Err(refuse(
-            t,
-            "prompt templates are not supported yet: write the prompt out",
-        ));
-    }
-    if let Some(t) = &spec.template_vars {
-        return Err(refuse(
-            t,
-            "prompt templates are not supported yet: write the prompt out",
-        ));
-    }
     if let Some(t) = spec.auto_trust.as_ref().filter(|t| t.value) {
         return Err(refuse(
             t,
@@ -325,11 +377,23 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         ));
     }
     if let Some(n) = &spec.notify {
-        return Err(refuse(
-            n,
-            "notifications are not supported yet: use on_exit to run a command of your own \
-             (notify-send, say) when the agent ends",
-        ));
+        notify(n, background, facts, &mut fx)?;
+        let became = if fx.notify.is_empty() {
+            "nothing: no target of it runs here".to_owned()
+        } else {
+            format!(
+                "when it ends, {}",
+                fx.notify
+                    .iter()
+                    .map(|t| match t.as_str() {
+                        "bell" => "a terminal bell in its log",
+                        _ => "notify-send",
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            )
+        };
+        note(&n.path, n.value.join(", "), from(&n.layer, &n.at), became);
     }
     if let Some(o) = &spec.owns {
         return Err(refuse(
@@ -340,6 +404,80 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
     fx.background = background;
     fx.fields = fields;
     Ok(fx)
+}
+
+/// The text of the template `t` names, each `${key}` filled from `template_vars` (first) or the
+/// manifest's vars, and where it was found. A template not found, or a key with no value, is
+/// refused at `template`.
+fn template(
+    t: &Sourced<String>,
+    spec: &AgentSpec,
+    facts: &Facts<'_>,
+) -> Result<(String, String), ManifestError> {
+    let found = (facts.template)(&t.value).map_err(|why| refuse(t, why))?;
+    let vars = spec
+        .template_vars
+        .as_ref()
+        .map_or(&[][..], |v| &v.value[..]);
+    let text = crate::manifest::interpolate::expand(&found.text, |key| {
+        vars.iter()
+            .find(|v| v.key == key)
+            .map(|v| v.value.clone())
+            .or_else(|| {
+                facts
+                    .bindings
+                    .iter()
+                    .find(|b| b.key == key)
+                    .map(|b| b.value.clone())
+            })
+            .ok_or_else(|| format!("no template_vars entry or var is named '{key}'"))
+    })
+    .map_err(|why| refuse(t, format!("template '{}' ({}): {why}", t.value, found.from)))?;
+    Ok((text, found.from))
+}
+
+/// The `notify` targets that run when the agent ends, into `fx`: `bell` and `notify-send`
+/// (skipped with a warning where it is not installed). An unknown target, or any target on an
+/// agent in a tab, whose end berth cannot see, is refused.
+fn notify(
+    n: &Sourced<Vec<String>>,
+    background: bool,
+    facts: &Facts<'_>,
+    fx: &mut Effects,
+) -> Result<(), ManifestError> {
+    if !background {
+        return Err(refuse(
+            n,
+            "notify runs when a background agent ends; an interactive agent ends in its tab, \
+             where berth cannot see its exit: set background = true, or leave it out",
+        ));
+    }
+    for target in &n.value {
+        match target.as_str() {
+            "bell" => {}
+            "notify-send" if !(facts.installed)("notify-send") => {
+                fx.warnings.push(format!(
+                    "{}: notify-send is not installed, so that target is skipped",
+                    n.path
+                ));
+                continue;
+            }
+            "notify-send" => {}
+            other => {
+                return Err(refuse(
+                    n,
+                    format!(
+                        "unknown target '{other}': the targets are bell and notify-send, \
+                         comma-separated"
+                    ),
+                ));
+            }
+        }
+        if !fx.notify.contains(target) {
+            fx.notify.push(target.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Whether `given` (a manifest's `repo`) names the repository `known` names: the same text,
@@ -357,7 +495,7 @@ mod tests {
     use super::*;
     use crate::manifest::{self, Files, Infer, InferFrom};
 
-    fn spec(yaml: &str) -> Result<AgentSpec, ManifestError> {
+    fn spec(yaml: &str) -> Result<(AgentSpec, Vec<crate::manifest::Binding>), ManifestError> {
         let m = manifest::parse("f.yaml", yaml)?;
         let files: &dyn Files = &|_: &Path| Ok(None);
         let infer: &dyn Infer = &|_: InferFrom| Err("no".to_owned());
@@ -366,17 +504,24 @@ mod tests {
             fleet_dir: "/f/shared",
             config_home: None,
         };
-        Ok(manifest::resolve(&m, &ctx, files, infer)?.agents.remove(0))
+        let mut resolved = manifest::resolve(&m, &ctx, files, infer)?;
+        Ok((resolved.agents.remove(0), resolved.bindings))
     }
 
     fn effects(yaml: &str) -> Result<Effects, ManifestError> {
         let read: &dyn Fn(&Path) -> Result<String, String> = &|_| Ok("read".to_owned());
+        let (spec, bindings) = spec(yaml)?;
         meanings(
-            &spec(yaml)?,
+            &spec,
             &Facts {
                 this_repo: &["git@example.org:me/app.git".to_owned()],
                 fleet_dir: Path::new("/f"),
                 read,
+                installed: &|_| false,
+                template: &|name| {
+                    crate::fleet::templates::find(name, Some(Path::new("/c")), &|_| Ok(None))
+                },
+                bindings: &bindings,
             },
         )
     }
@@ -433,6 +578,65 @@ mod tests {
         )
         .unwrap();
         assert!(fx.background);
+    }
+
+    #[test]
+    fn notify_keeps_the_bell_skips_a_missing_notify_send_and_refuses_an_unknown_target() {
+        let agent = "name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+                     prompt: x\n    notify: ";
+        let fx = effects(&format!("{agent}bell, notify-send\n")).unwrap();
+        assert_eq!(fx.notify, ["bell"]);
+        assert!(
+            fx.warnings[0].contains("notify-send is not installed"),
+            "{:?}",
+            fx.warnings
+        );
+        let err = effects(&format!("{agent}bell, pager\n")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("agents[0].notify: unknown target 'pager'"),
+            "{err}"
+        );
+        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    notify: bell\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("agents[0].notify: notify runs"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_template_is_filled_from_its_vars_and_the_agents_own_prompt_comes_after_it() {
+        let agent = "name: f\nvars:\n  report: r.md\nagents:\n  - name: a\n    type: shell\n    \
+                     background: true\n    template: review\n";
+        let fx = effects(&format!(
+            "{agent}    template_vars: [base=main, focus=naming]\n    prompt: be brief\n"
+        ))
+        .unwrap();
+        let prompt = fx.prompt.unwrap();
+        assert!(
+            prompt.starts_with("Review the changes on this branch since `main`"),
+            "{prompt}"
+        );
+        assert!(prompt.contains("attention to\nnaming."), "{prompt}");
+        assert!(prompt.ends_with("where it is.\n\nbe brief"), "{prompt}");
+        let err = effects(&format!("{agent}    template_vars: [base=main]\n")).unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "agents[0].template: template 'review' (built-in \
+                 share/prompts/templates/review.md): unresolved '${focus}': no template_vars \
+                 entry or var is named 'focus'"
+            ),
+            "{err}"
+        );
+        let err = effects(&agent.replace("review", "nosuch")).unwrap_err();
+        assert!(
+            err.to_string().contains(
+                "agents[0].template: no template 'nosuch': looked at \
+                 /c/git-berth/templates/nosuch.md, built-in share/prompts/templates/nosuch.md"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

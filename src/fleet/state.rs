@@ -99,6 +99,12 @@ pub struct AgentState {
     pub on_complete: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_fail: Option<String>,
+    /// Its `max_cost` in US dollars: advisory, shown by `fleet ls`; nothing enforces it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<String>,
+    /// The `notify` targets its supervisor runs when it ends: `bell`, `notify-send`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<String>,
     /// Why its launch failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -120,8 +120,43 @@ pub fn run(fleet_dir: PathBuf, slug: &str, pid_file: &Path, argv: &[String]) -> 
         for (field, command) in hooks_for(&agent, end) {
             run_hook(&agent, field, &command, end);
         }
+        for target in &agent.notify {
+            notify(&agent, target, end);
+        }
     }
     Ok(())
+}
+
+/// What a notification says of the agent's end.
+fn ended(agent: &AgentState, end: End) -> String {
+    match end {
+        End::Code(code) => format!("agent {} exited with code {code}", agent.agent),
+        End::Signal(sig) => format!("agent {} was ended by signal {sig}", agent.agent),
+    }
+}
+
+/// Run one `notify` target for the agent's end: `bell` writes a terminal bell to the log (this
+/// process's stderr), `notify-send` shows a desktop notification.
+fn notify(agent: &AgentState, target: &str, end: End) {
+    match target {
+        "bell" => say(format_args!("\x07{}", ended(agent, end))),
+        "notify-send" => {
+            let ran = Command::new("notify-send")
+                .arg(format!("{}: {}", names::TOOL, agent.agent))
+                .arg(ended(agent, end))
+                .stdin(Stdio::null())
+                .status();
+            match ran {
+                Ok(status) if status.success() => {}
+                Ok(status) => say(format_args!("notify-send failed ({status})")),
+                Err(e) => say(format_args!(
+                    "cannot run notify-send: {}",
+                    error::io_reason(&e)
+                )),
+            }
+        }
+        other => say(format_args!("unknown notify target '{other}' skipped")),
+    }
 }
 
 /// Run one of the agent's end commands with `sh -c` where the agent worked (this process's

@@ -46,6 +46,9 @@ pub struct Plan {
     pub agents: Vec<PlannedAgent>,
     /// The ref new worktrees start from; none is HEAD.
     pub base: Option<String>,
+    /// Untracked paths of the primary checkout copied into every worktree the fleet makes
+    /// (`worktree_seed`), beside what the seed hook lists.
+    pub seed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -106,18 +109,6 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
         &infer,
     )
     .map_err(manifest_error)?;
-    if let Some(seed) = m.worktree_seed.first() {
-        return Err(manifest_error(manifest::ManifestError::at(
-            &seed.at,
-            "worktree_seed",
-            format!(
-                "not supported yet: list the paths in {}/{}, which seeds every worktree {} makes",
-                names::HOOKS_DIR,
-                names::HOOK_SEED,
-                names::TOOL
-            ),
-        )));
-    }
     let prefix = ctx.branch_prefix();
     let base_dir = ctx.worktree_base()?;
     let groups = manifest::plan_worktrees(&m.slug, &prefix, &resolved.agents);
@@ -128,14 +119,22 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
     };
     let this_repo = this_repo(ctx);
     let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
+    let installed = crate::orchestrator::terminal::installed;
+    let template = |name: &str| super::templates::find(name, config_home.as_deref(), &files);
     let facts = Facts {
         this_repo: &this_repo,
         fleet_dir: &fleet.dir,
         read: &read,
+        installed: &installed,
+        template: &template,
+        bindings: &resolved.bindings,
     };
     let mut agents = Vec::with_capacity(resolved.agents.len());
     for spec in &resolved.agents {
         let fx = meanings(spec, &facts).map_err(manifest_error)?;
+        for warning in &fx.warnings {
+            ctx.ui.warn(format_args!("{warning}"));
+        }
         let agent = format!("{}/{}", m.slug, spec.slug);
         let (worktree, branch, path) = match &spec.placement {
             Placement::Worktree { group } => {
@@ -162,7 +161,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             text: "<norms>",
             file: &norms_file,
         };
-        let prompt = spec.prompt.as_ref().map(|p| p.value.clone());
+        let prompt = fx.prompt.clone();
         let command = match (fx.background, prompt.as_deref()) {
             (true, Some(prompt)) => runtime::deliver_headless(runtime, &base, norms, prompt).argv,
             _ => runtime::deliver(runtime, &base, norms, prompt.as_deref()).argv,
@@ -190,12 +189,14 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             unset: fx.unset.clone(),
             log: fx.background.then(|| fleet.log(&spec.slug)),
             prompt,
+            max_cost: spec.max_cost.as_ref().map(|c| c.value.clone()),
             fields: fx.fields,
             norms,
             runtime_kind: runtime,
             on_exit: spec.on_exit.as_ref().map(|s| s.value.clone()),
             on_complete: spec.on_complete.as_ref().map(|s| s.value.clone()),
             on_fail: spec.on_fail.as_ref().map(|s| s.value.clone()),
+            notify: fx.notify.clone(),
         });
     }
     let by_slug: BTreeMap<&str, &str> = resolved
@@ -234,6 +235,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             .collect(),
         agents,
         base: m.worktree_base.as_ref().map(|b| b.value.clone()),
+        seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
     })
 }
 
@@ -432,6 +434,8 @@ fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
                 on_exit: a.on_exit.clone(),
                 on_complete: a.on_complete.clone(),
                 on_fail: a.on_fail.clone(),
+                max_cost: a.max_cost.clone(),
+                notify: a.notify.clone(),
                 ..AgentState::default()
             })
             .collect(),
@@ -526,6 +530,7 @@ fn launch_one(
             norms: Some(agent.norms.clone()),
             headless,
             base: plan.base.clone(),
+            seed: plan.seed.clone(),
         },
     };
     let launched = agents::launch(ctx, &request);

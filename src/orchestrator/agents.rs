@@ -95,6 +95,9 @@ pub struct Extra {
     pub norms: Option<String>,
     /// The ref a new worktree starts from (a manifest's `worktree_base`) instead of HEAD.
     pub base: Option<String>,
+    /// Untracked paths of the primary checkout copied into a worktree the launch makes (a
+    /// manifest's `worktree_seed`), beside what the seed hook lists.
+    pub seed: Vec<String>,
     /// Run it headless instead of in a terminal.
     pub headless: Option<Headless>,
 }
@@ -331,6 +334,7 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         &req.name,
         &session,
         req.extra.base.as_deref(),
+        &req.extra.seed,
     )?;
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
@@ -436,6 +440,7 @@ fn place(
     agent: &str,
     session: &str,
     base: Option<&str>,
+    seed: &[String],
 ) -> Result<Spot> {
     let registry = store(ctx).load()?;
     let (name, branch, share) = match place {
@@ -529,6 +534,7 @@ fn place(
         &AddRequest {
             name: name.clone(),
             base: base.map(str::to_owned),
+            seed: seed.to_vec(),
             ..AddRequest::default()
         },
         branch.as_deref(),
@@ -864,6 +870,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             &old.name,
             &old.session,
             None,
+            &[],
         )?,
         None => {
             if !old.worktree.is_dir() {

@@ -67,7 +67,7 @@ pub fn setup(ctx: &Context, name: Option<&str>) -> Result<Record> {
     drop(locked);
     tear_down.run(&ctx.ui);
     saved?;
-    bring_up_again(ctx, &store, &record, &in_force, Again::Yes)?;
+    bring_up_again(ctx, &store, &record, &in_force, Again::Yes, &[])?;
     Ok(record)
 }
 
@@ -292,7 +292,18 @@ pub fn hook_env(ctx: &Context, record: &Record) -> Vec<(&'static str, String)> {
 /// Seed the new worktree from the primary checkout, then run the setup hook in it, recording how
 /// it went. A failed setup keeps the worktree and is an error naming the hook and its exit code.
 pub fn bring_up(ctx: &Context, store: &Store, record: &Record, in_force: &Hooks) -> Result<()> {
-    bring_up_again(ctx, store, record, in_force, Again::No)
+    bring_up_again(ctx, store, record, in_force, Again::No, &[])
+}
+
+/// [`bring_up`], seeding `more` (a fleet's `worktree_seed`) beside what the seed hook lists.
+pub fn bring_up_seeding(
+    ctx: &Context,
+    store: &Store,
+    record: &Record,
+    in_force: &Hooks,
+    more: &[String],
+) -> Result<()> {
+    bring_up_again(ctx, store, record, in_force, Again::No, more)
 }
 
 fn bring_up_again(
@@ -301,9 +312,10 @@ fn bring_up_again(
     record: &Record,
     in_force: &Hooks,
     again: Again,
+    more: &[String],
 ) -> Result<()> {
     if let Some(primary) = &ctx.primary {
-        seed_from(ctx, primary, &record.path, in_force, again)?;
+        seed_from(ctx, primary, &record.path, in_force, again, more)?;
     }
     let Some(setup) = &in_force.setup else {
         return Ok(());
@@ -362,13 +374,15 @@ pub fn teardown(ctx: &Context, record: &Record, primary: &Path) -> Result<()> {
     hooks::run(hook, primary, &hook_env(ctx, record), timeout)
 }
 
-/// Bring the seed file's paths and `.worktreeinclude`'s matches over from the primary checkout.
+/// Bring the seed file's paths, `.worktreeinclude`'s matches and `more` (copied unless the seed
+/// file says otherwise) over from the primary checkout.
 fn seed_from(
     ctx: &Context,
     primary: &Path,
     worktree: &Path,
     in_force: &Hooks,
     again: Again,
+    more: &[String],
 ) -> Result<()> {
     let mut lines = match &in_force.seed {
         Some(hook) => seed::parse(&String::from_utf8_lossy(&hook.content)).map_err(|reason| {
@@ -379,6 +393,14 @@ fn seed_from(
         })?,
         None => Vec::new(),
     };
+    for path in more {
+        if !lines.iter().any(|l| &l.path == path) {
+            lines.push(seed::Line {
+                path: path.clone(),
+                mode: None,
+            });
+        }
+    }
     let include = std::fs::read(primary.join(names::WORKTREE_INCLUDE)).ok();
     if lines.is_empty() && include.is_none() {
         return Ok(());

@@ -35,6 +35,9 @@ pub struct AddRequest {
     /// Say nothing of the creation: the caller names the worktree its own way (ship's scratch
     /// worktree, which is not the user's).
     pub quiet: bool,
+    /// Untracked paths copied in beside what the seed hook lists (a fleet's `worktree_seed`);
+    /// only a worktree this add makes is seeded with them.
+    pub seed: Vec<String>,
 }
 
 /// What was made or reused (`add --json` prints it).
@@ -160,7 +163,7 @@ fn add_making_room(
     let head = graph::branch_tip(&ctx.repo, &plan.branch).unwrap_or(plan.base_commit);
     git::hooks::post_checkout(&ctx.repo, &ctx.common_dir, &record.path, head)?;
     if !args.no_setup {
-        setup::bring_up(ctx, &store, &record, &in_force)?;
+        setup::bring_up_seeding(ctx, &store, &record, &in_force, &args.seed)?;
     }
     Ok(Added {
         name: args.name.clone(),

@@ -142,6 +142,109 @@ prompt = "pwd > $BERTH_FLEET_DIR/solo.cwd; git rev-parse --abbrev-ref HEAD > $BE
 }
 
 #[test]
+fn worktree_seed_copies_an_untracked_env_into_every_agents_worktree() {
+    let f = Fixture::new();
+    std::fs::write(f.repo.join(".env"), "TOKEN=local\n").unwrap();
+    let manifest = f.manifest(
+        "seeded.yaml",
+        "name: seeded\nworktrees: true\nworktree_seed: [.env]\ndefaults:\n  type: shell\n  \
+         background: true\nagents:\n  - name: a\n    prompt: cat .env > $BERTH_FLEET_DIR/a.env\n  \
+         - name: b\n    prompt: cat .env > $BERTH_FLEET_DIR/b.env\n",
+    );
+    f.up(&manifest);
+    f.exited("seeded");
+    assert_eq!(f.read_shared("seeded", "a.env"), "TOKEN=local");
+    assert_eq!(f.read_shared("seeded", "b.env"), "TOKEN=local");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "seeded"]);
+}
+
+#[test]
+fn max_cost_is_shown_as_advisory_by_fleet_ls_and_its_json() {
+    let f = Fixture::new();
+    let manifest = f.manifest(
+        "budget.yaml",
+        "name: budget\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+         worktree: false\n    max_cost: \"$2.50\"\n    prompt: \"true\"\n",
+    );
+    f.up(&manifest);
+    let fleet = f.exited("budget");
+    assert_eq!(agent(&fleet, "a")["max_cost"], "2.50");
+    let said = f.sb.berth_ok(&f.repo, &["fleet", "ls", "budget"]);
+    assert!(
+        said.contains("budget  a  $2.50  advisory: its runtime takes no budget"),
+        "{said}"
+    );
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "budget"]);
+}
+
+#[test]
+fn notify_rings_the_bell_in_the_log_and_runs_notify_send_when_the_agent_ends() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    let bin = f.sb.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let said = f.sb.root.join("notified");
+    let fake = bin.join("notify-send");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s|' \"$@\" > '{}'\n", said.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let manifest = f.manifest(
+        "ping.yaml",
+        "name: ping\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
+         worktree: false\n    notify: bell, notify-send\n    prompt: exit 3\n",
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out =
+        f.sb.berth_command(&f.repo, &["fleet", "up", &manifest, "--json"])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fleet = f.exited("ping");
+    wait_for("notify-send to run", || said.exists());
+    assert_eq!(
+        std::fs::read_to_string(&said).unwrap(),
+        "git berth: ping/a|agent ping/a exited with code 3|"
+    );
+    let log = std::fs::read_to_string(agent(&fleet, "a")["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("\x07agent ping/a exited with code 3"), "{log}");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "ping"]);
+}
+
+#[test]
+fn a_persons_template_wins_over_berths_and_becomes_the_prompt_with_the_agents_own_after_it() {
+    let f = Fixture::new();
+    let dir = f.sb.home().join(".config/git-berth/templates");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("review.md"),
+        "echo ${word} ${mood} > $BERTH_FLEET_DIR/said\n",
+    )
+    .unwrap();
+    let manifest = f.manifest(
+        "tpl.yaml",
+        "name: tpl\nvars:\n  mood: glad\nagents:\n  - name: a\n    type: shell\n    \
+         background: true\n    worktree: false\n    template: review\n    \
+         template_vars: [word=hello]\n    prompt: echo after >> $BERTH_FLEET_DIR/said\n",
+    );
+    f.up(&manifest);
+    f.exited("tpl");
+    assert_eq!(f.read_shared("tpl", "said"), "hello glad\nafter");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "tpl"]);
+}
+
+#[test]
 fn background_agents_log_their_output_record_their_exit_and_run_on_fail_when_they_fail() {
     let f = Fixture::new();
     let manifest = f.manifest(

@@ -92,6 +92,7 @@ pub(super) fn run_gate(
             no_reuse: true,
             no_setup: false,
             quiet: true,
+            seed: Vec::new(),
         },
     );
     let result = added.and_then(|added| {
