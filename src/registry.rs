@@ -279,8 +279,8 @@ struct File {
 }
 
 /// What an unfinished `add` had begun, so that rolling it back removes only what it made, and
-/// who is making it: the checkout is made with the lock given back, so a mark whose process
-/// lives is that add's own, and one whose process is gone is a killed add's.
+/// who is making it: a mark whose process lives is that add's own (left alone by every other
+/// command), one whose process is gone is a killed add's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Creating {
     /// The branch was to be created by this add (and may be deleted again).

@@ -145,12 +145,11 @@ fn add_making_room(
     };
     // Tests stop `add` here (the record written, the worktree not yet made) to kill it.
     super::test_pause("BERTH_TEST_PAUSE_ADD_MS");
-    // The checkout is made with the lock given back, so adds run side by side; the record's
-    // mark says this live process makes it (see `roll_back_dead_adds`, `refuse_if_busy`).
+    // The checkout is made under the lock: gix's add reads every other worktree's admin entry,
+    // and one another add is writing would fail it (an empty `gitdir`), so adds of different
+    // names run one after another.
+    let made = make(ctx, &mut locked, record, &plan);
     drop(locked);
-    // Tests stop `add` here too (the lock given back, the checkout not made) to work beside it.
-    super::test_pause("BERTH_TEST_PAUSE_CHECKOUT_MS");
-    let made = make(ctx, record, &plan);
     tear_down.run(&ctx.ui);
     let record = made?;
     ctx.ui.quiet_if(args.quiet).status(format_args!(
@@ -303,7 +302,7 @@ fn reserve(
 
 /// Make the checkout and clear the `creating` mark. Whatever fails undoes what was made, so
 /// nothing stays behind that the registry does not know.
-fn make(ctx: &Context, record: Record, plan: &Plan) -> Result<Record> {
+fn make(ctx: &Context, locked: &mut Locked, record: Record, plan: &Plan) -> Result<Record> {
     let checkout = if plan.new_branch {
         worktrees::Checkout::NewBranch {
             branch: &plan.branch,
@@ -316,7 +315,6 @@ fn make(ctx: &Context, record: Record, plan: &Plan) -> Result<Record> {
         }
     };
     let created = worktrees::create(&ctx.repo, &record.path, checkout, &ctx.ui);
-    let mut locked = super::lock(ctx)?;
     if let Err(err) = created {
         locked.registry.remove(&record.name);
         locked.save()?;
@@ -324,11 +322,10 @@ fn make(ctx: &Context, record: Record, plan: &Plan) -> Result<Record> {
         return Err(err);
     }
     let real = real_or_same(&record.path);
-    // Nothing else touches a record a live add marks (`refuse_if_busy`).
     let entry = locked
         .registry
         .find_exact_mut(&record.name)
-        .expect("the record written by reserve, marked as this live add's");
+        .expect("the record written by reserve");
     entry.path = real.clone();
     entry.creating = None;
     let made = entry.clone();
@@ -517,8 +514,8 @@ fn reuse(
 }
 
 /// Undo every `add` that died midway. Called under the lock: a record marked `creating` by a
-/// process that is gone (or by an older berth, which held the lock throughout) is a killed add's;
-/// one whose maker lives is making its checkout with the lock given back, and is left to it.
+/// process that is gone (or by an older berth, whose mark names none) is a killed add's; one
+/// whose maker lives is left to it.
 pub fn roll_back_dead_adds(ctx: &Context, locked: &mut Locked) -> Result<Vec<Record>> {
     let dead: Vec<Record> = locked
         .registry

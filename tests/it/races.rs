@@ -264,59 +264,6 @@ fn nothing_left(sb: &Sandbox, repo: &Path, name: &str, path: &Path) {
     );
 }
 
-/// An add makes its checkout with the registry's lock given back: another add finishes while
-/// it is paused there, and its half-made worktree is its own (remove and claim refuse it, naming
-/// its pid); killed there, the next command rolls it back.
-#[test]
-fn adds_make_their_checkouts_side_by_side_and_leave_each_other_alone() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("app");
-    let mut child = sb
-        .berth_command(&repo, &["add", "slow"])
-        .env("BERTH_TEST_PAUSE_CHECKOUT_MS", "30000")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while line.trim() != "paused" {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap_or(0) > 0, "add ended early");
-    }
-    let pid = child.id();
-    let quick = sb.berth(&repo, &["add", "quick"]);
-    assert!(quick.status.success(), "{}", common::outputs(&quick));
-    for verb in [&["remove", "slow"][..], &["claim", "slow"][..]] {
-        let o = sb.berth(&repo, verb);
-        assert!(!o.status.success(), "{verb:?}: {}", common::outputs(&o));
-        let said = String::from_utf8_lossy(&o.stderr);
-        assert!(
-            said.contains(&format!("is being made by pid {pid}")),
-            "{verb:?}: {said}"
-        );
-    }
-    let row = sb.list_row(&repo, "slow");
-    assert_eq!(row["state"], "creating", "{row}");
-    let path = PathBuf::from(row["path"].as_str().unwrap());
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let later = sb.berth(&repo, &["add", "other"]);
-    assert!(later.status.success(), "{}", common::outputs(&later));
-    let rows = sb.list_rows(&repo, true);
-    assert!(rows.iter().all(|r| r["name"] != "slow"), "{rows:?}");
-    assert!(git_worktree_at(&sb, &repo, &path).is_none());
-    assert_eq!(
-        git_worktrees(&sb, &repo).len(),
-        3,
-        "the primary, quick and other"
-    );
-    assert!(!sb.has_branch(&repo, "berth/slow"));
-    assert!(!path.exists(), "{}", path.display());
-    assert_eq!(sb.git(&repo, &["worktree", "prune", "--dry-run", "-v"]), "");
-    assert_eq!(sb.list_row(&repo, "quick")["state"], "ok");
-}
-
 #[test]
 fn prune_rolls_back_an_add_killed_midway_and_the_name_can_be_added_again() {
     let sb = Sandbox::new();
