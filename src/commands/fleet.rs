@@ -234,9 +234,14 @@ fn print_plan(out: &mut dyn Write, plan: &up::Plan) -> Result<()> {
     if !plan.worktrees.is_empty() {
         writeln!(out, "worktrees")?;
         for w in &plan.worktrees {
+            let clone = w
+                .repo
+                .as_ref()
+                .map(|c| format!("  in the clone {}", c.display()))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "  {}  branch {}  at {}  for {}",
+                "  {}  branch {}  at {}{clone}  for {}",
                 w.name,
                 w.branch,
                 w.path.display(),

@@ -10,6 +10,7 @@
 //! - [`state`]: the fleet's state file, written atomically under its lock;
 //! - [`supervise`]: a headless agent's supervisor, which records how the agent ended.
 
+pub mod clones;
 pub mod down;
 pub mod list;
 pub mod plan;

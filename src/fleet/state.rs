@@ -174,6 +174,9 @@ pub struct WorktreeState {
     /// Its group within the fleet.
     pub group: String,
     pub branch: String,
+    /// The clone of another repository it was made in; none for this repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<PathBuf>,
     /// Why the last `down` or `clean` kept it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
