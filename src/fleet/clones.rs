@@ -33,10 +33,11 @@ fn is_url(repo: &str) -> bool {
     }
 }
 
-/// `repo` as berth clones and hashes it: trimmed, a local path made absolute (relative to
-/// `cwd`), without a trailing `/` or `.git`.
+/// `repo` as berth hashes it: trimmed, a `file://` URL taken as its path, a local path made
+/// absolute (relative to `cwd`), without a trailing `/` or `.git`.
 pub fn normalize(repo: &str, cwd: &Path) -> String {
     let repo = repo.trim();
+    let repo = repo.strip_prefix("file://").unwrap_or(repo);
     let repo = if is_url(repo) {
         repo.to_owned()
     } else {
@@ -72,10 +73,12 @@ pub fn names_this(known: &[String], given: &str, cwd: &Path) -> bool {
     if known.iter().any(|k| norm(k) == norm(given)) {
         return true;
     }
-    if is_url(given.trim()) {
+    let given = given.trim();
+    let given = given.strip_prefix("file://").unwrap_or(given);
+    if is_url(given) {
         return false;
     }
-    let Ok(real) = gix::path::realpath(cwd.join(given.trim())) else {
+    let Ok(real) = gix::path::realpath(cwd.join(given)) else {
         return false;
     };
     known
@@ -145,10 +148,30 @@ mod tests {
         let cwd = Path::new("/w");
         assert_eq!(normalize("git@h:o/a.git", cwd), "git@h:o/a");
         assert_eq!(normalize("https://h/o/a/", cwd), "https://h/o/a");
-        assert_eq!(normalize("file:///r/a.git", cwd), "file:///r/a");
+        assert_eq!(normalize("file:///r/a.git", cwd), "/r/a");
+        assert_eq!(
+            folder(cwd, "file:///r/a.git", cwd),
+            folder(cwd, "/r/a", cwd)
+        );
         assert_eq!(normalize("a.git", cwd), "/w/a");
         assert_eq!(normalize("/r/a.git/", cwd), "/r/a");
         assert_eq!(folder(cwd, "a.git", cwd), folder(cwd, "/w/a", cwd));
         assert_ne!(folder(cwd, "/w/a", cwd), folder(cwd, "/w/b", cwd));
+    }
+
+    #[test]
+    fn this_repository_is_known_by_its_url_and_by_its_folder() {
+        let dir = std::env::temp_dir();
+        let known = vec!["git@h:o/app.git".to_owned(), dir.display().to_string()];
+        let cwd = Path::new("/");
+        assert!(names_this(&known, "git@h:o/app", cwd));
+        assert!(names_this(&known, &format!("{}/", dir.display()), cwd));
+        assert!(names_this(
+            &known,
+            &format!("file://{}", dir.display()),
+            cwd
+        ));
+        assert!(!names_this(&known, "git@h:o/web.git", cwd));
+        assert!(!names_this(&known, "/no/such/folder", cwd));
     }
 }

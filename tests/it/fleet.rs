@@ -546,6 +546,11 @@ fn the_seeds_fleet_clones_each_other_repository_once_and_down_removes_its_worktr
     let f = Fixture::new();
     let (api, frontend) = (bare(&f, "api"), bare(&f, "frontend"));
     let manifest = review_and_fix(&f, &api, &frontend);
+    // The dry run names the clones and makes none.
+    let plan =
+        f.sb.berth_ok(&f.repo, &["fleet", "up", &manifest, "--dry-run"]);
+    assert_eq!(plan.matches("in the clone").count(), 2, "{plan}");
+    assert!(clones(&f).is_empty(), "{:?}", clones(&f));
     f.up(&manifest);
     let fleet = f.exited("review-and-fix");
     assert_eq!(clones(&f).len(), 2, "{:?}", clones(&f));
@@ -587,11 +592,11 @@ fn the_seeds_fleet_clones_each_other_repository_once_and_down_removes_its_worktr
         assert!(!path.exists(), "{}", path.display());
     }
 
-    // A second fleet naming the same repository reuses its clone.
+    // A second fleet naming the same repository, spelled as a file:// URL, reuses its clone.
     let again = f.manifest(
         "again.yaml",
         &format!(
-            "name: again\ndefaults:\n  type: shell\n  background: true\nagents:\n  - name: more\n    repo: {}\n    prompt: \"true\"\n",
+            "name: again\ndefaults:\n  type: shell\n  background: true\nagents:\n  - name: more\n    repo: file://{}\n    prompt: \"true\"\n",
             api.display()
         ),
     );
@@ -600,6 +605,12 @@ fn the_seeds_fleet_clones_each_other_repository_once_and_down_removes_its_worktr
     assert_eq!(clones(&f).len(), 2, "{:?}", clones(&f));
     let path = PathBuf::from(agent(&fleet, "more")["path"].as_str().unwrap());
     assert!(path.is_dir());
+    let clone = f.sb.common_dir(&path).parent().unwrap().to_owned();
+    assert!(
+        clones(&f).iter().any(|c| real(c) == real(&clone)),
+        "{}",
+        clone.display()
+    );
     f.sb.berth_json(&f.repo, &["fleet", "down", "again", "--json"]);
     assert!(!path.exists());
 }
