@@ -158,7 +158,11 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
                 }
             })
             .collect();
-        let became = if repos.value.len() > 1 {
+        let became = if spec.placement == Placement::Outside {
+            "nothing: with no worktree the agent runs in the fleet's shared folder, and no \
+             repository is checked out for it"
+                .to_owned()
+        } else if repos.value.len() > 1 {
             format!(
                 "a worktree in each, starting in the first; {} lists them; {}",
                 names::env::AGENT_REPOS,
@@ -446,6 +450,19 @@ mod tests {
         )
         .unwrap();
         assert!(fx.background);
+    }
+
+    #[test]
+    fn repos_of_an_agent_outside_any_worktree_check_nothing_out() {
+        let fx = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    worktree: false\n    repos: [git@example.org:me/web.git]\n",
+        )
+        .expect("accepted");
+        let repos = fx.fields.iter().find(|f| f.field.ends_with("repos"));
+        assert!(
+            repos.is_some_and(|f| f.became.starts_with("nothing")),
+            "{fx:?}"
+        );
     }
 
     #[test]
