@@ -618,6 +618,12 @@ fn other_worktrees(
     let mut paths = vec![existing_path(first, name).unwrap_or_else(|| head.path.clone())];
     for r in rest {
         let mut there = clones::open(ctx, r.clone.as_deref())?;
+        // A squad's worktree its first agent made is joined as it is, as the launch joins the
+        // first repository's.
+        if let Some(path) = existing_path(&there, name) {
+            paths.push(path);
+            continue;
+        }
         there.session_flag = Some(session.clone());
         let added = crate::worktree::create::add_on(
             &there,

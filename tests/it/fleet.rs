@@ -650,6 +650,24 @@ fn repos_gives_an_agent_a_worktree_in_each_repository_and_lists_them() {
     assert_eq!(report["worktrees"].as_array().unwrap().len(), 2, "{report}");
     assert!(!paths[0].exists());
     assert!(!paths[1].exists());
+
+    // A squad of two in both repositories shares both worktrees.
+    let squad = f.manifest(
+        "squad.yaml",
+        &format!(
+            "name: squad\ndefaults:\n  type: shell\n  background: true\n  worktree: pair\n  repos: [{}, {}]\nagents:\n  - name: one\n    prompt: echo \"$BERTH_AGENT_REPOS\" > \"$BERTH_FLEET_DIR/one\"\n  - name: two\n    prompt: echo \"$BERTH_AGENT_REPOS\" > \"$BERTH_FLEET_DIR/two\"\n",
+            f.repo.display(),
+            lib.display()
+        ),
+    );
+    f.up(&squad);
+    f.exited("squad");
+    let one = f.read_shared("squad", "one");
+    assert_eq!(one, f.read_shared("squad", "two"));
+    assert_eq!(one.split(':').count(), 2, "{one}");
+    assert_eq!(clones(&f).len(), 1, "{:?}", clones(&f));
+    f.sb.berth_json(&f.repo, &["fleet", "down", "squad", "--json"]);
+    assert!(one.split(':').all(|p| !Path::new(p).exists()), "{one}");
 }
 
 fn real(p: &Path) -> PathBuf {
