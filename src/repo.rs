@@ -165,17 +165,24 @@ impl Context {
             let base = expand_home(&base);
             return Ok(anchor.join(base));
         }
-        let project = project_name(&anchor);
-        Ok(data_dir()?.join(format!(
-            "{project}-{}",
-            short_hash(self.common_dir.as_os_str().as_encoded_bytes())
-        )))
+        default_worktree_base(&anchor, &self.common_dir)
     }
 
     /// The state folder `<common dir>/berth`.
     pub fn state_dir(&self) -> PathBuf {
         self.common_dir.join(names::STATE_DIR)
     }
+}
+
+/// The folder that holds the worktrees of the repository whose primary checkout (or bare
+/// repository) is `anchor` and whose common dir is `common_dir`, when `berth.worktreeBase` is
+/// unset: `${XDG_DATA_HOME:-~/.local/share}/git-berth/<project>-<hash>`.
+pub fn default_worktree_base(anchor: &Path, common_dir: &Path) -> Result<PathBuf> {
+    let project = project_name(anchor);
+    Ok(data_dir()?.join(format!(
+        "{project}-{}",
+        short_hash(common_dir.as_os_str().as_encoded_bytes())
+    )))
 }
 
 /// The primary checkout's folder name (a bare repository's without `.git`).

@@ -31,7 +31,10 @@ share one worktree and branch; `worktree = false` runs an agent outside any chec
 fleet's shared folder. Interactive agents open in tabs (herdr inside herdr, else tmux); \
 `background = true` agents run headless in their runtime's non-interactive mode (claude -p, \
 codex exec, opencode run, pi -p, sh -c for shell), their output in a log, and run their \
-on_complete or on_fail, then on_exit, when they end.\n\n\
+on_complete or on_fail, then on_exit, when they end. An agent's `repo` naming another \
+repository (a path or a URL) works in a worktree of berth's clone of it, made once in \
+${XDG_DATA_HOME:-~/.local/share}/git-berth/clones/<hash>/ and reused; `repos` gives it one \
+worktree per repository, listed in BERTH_AGENT_REPOS.\n\n\
 A fleet's state, the agents' logs and the folder its agents share (BERTH_FLEET_DIR, what a \
 prompt calls /fleet) live in <common dir>/berth/fleets/<fleet>/. `fleet down` ends the agents \
 and removes each worktree that is clean and merged; every other one is kept and the reason \
@@ -241,9 +244,14 @@ fn print_plan(out: &mut dyn Write, plan: &up::Plan) -> Result<()> {
     if !plan.worktrees.is_empty() {
         writeln!(out, "worktrees")?;
         for w in &plan.worktrees {
+            let clone = w
+                .repo
+                .as_ref()
+                .map(|c| format!("  in the clone {}", c.display()))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "  {}  branch {}  at {}  for {}",
+                "  {}  branch {}  at {}{clone}  for {}",
                 w.name,
                 w.branch,
                 w.path.display(),

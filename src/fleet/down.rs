@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use serde::Serialize;
 
+use super::clones;
 use super::state::{Fleet, State};
 use crate::clock;
 use crate::orchestrator::terminal::{self, Ended, Target};
@@ -120,14 +121,18 @@ fn end_supervisors(fleet: &Fleet, grace: Duration) -> Result<()> {
 
 /// Drop the fleet's agents that no longer run from the registry's agents: they are done, and
 /// `git berth agents` would list them as gone for ever.
+/// An agent working in a clone is in the clone's registry.
 fn forget_ended(ctx: &Context, state: &State) -> Result<()> {
-    let mut locked = Store::new(ctx.state_dir()).lock()?;
-    let before = locked.agents.len();
-    locked
-        .agents
-        .retain(|a| a.alive() || !state.agents.iter().any(|f| f.agent == a.name));
-    if locked.agents.len() != before {
-        locked.save()?;
+    for repo in repos_of(state) {
+        let there = clones::open(ctx, repo.as_deref())?;
+        let mut locked = Store::new(there.state_dir()).lock()?;
+        let before = locked.agents.len();
+        locked
+            .agents
+            .retain(|a| a.alive() || !state.agents.iter().any(|f| f.agent == a.name));
+        if locked.agents.len() != before {
+            locked.save()?;
+        }
     }
     Ok(())
 }
@@ -135,21 +140,47 @@ fn forget_ended(ctx: &Context, state: &State) -> Result<()> {
 /// Remove the fleet's worktrees that hold nothing of value, keep the others with their reasons,
 /// and record in the state which are left and why. A worktree berth no longer manages (removed
 /// by hand since) is dropped from the state.
+/// Each repository's worktrees go through that repository's own registry: this one's, or the
+/// clone's (where its worktrees were made).
 pub fn teardown(ctx: &Context, fleet: &Fleet, state: &State) -> Result<Vec<Outcome>> {
-    let names: Vec<String> = state.worktrees.iter().map(|w| w.name.clone()).collect();
-    let outcomes = sweep::clean_named(ctx, &names, true)?;
+    let mut all: Vec<(Option<PathBuf>, Outcome)> = Vec::new();
+    let mut asked: Vec<(Option<PathBuf>, String)> = Vec::new();
+    for repo in repos_of(state) {
+        let names: Vec<String> = state
+            .worktrees
+            .iter()
+            .filter(|w| w.repo == repo)
+            .map(|w| w.name.clone())
+            .collect();
+        let there = clones::open(ctx, repo.as_deref())?;
+        for outcome in sweep::clean_named(&there, &names, true)? {
+            all.push((repo.clone(), outcome));
+        }
+        asked.extend(names.into_iter().map(|n| (repo.clone(), n)));
+    }
     fleet.update(|s| {
         s.worktrees.retain_mut(|w| {
-            match outcomes.iter().find(|o| o.name == w.name) {
-                Some(o) => {
+            match all.iter().find(|(r, o)| o.name == w.name && *r == w.repo) {
+                Some((_, o)) => {
                     w.kept = o.reason.clone();
                     o.reason.is_some()
                 }
                 // Not managed any more: nothing is left to take down.
-                None => !names.contains(&w.name),
+                None => !asked.iter().any(|(r, n)| *n == w.name && *r == w.repo),
             }
         });
         Ok(())
     })?;
-    Ok(outcomes)
+    Ok(all.into_iter().map(|(_, o)| o).collect())
+}
+
+/// The repositories the fleet's worktrees live in, this one (none) first, each once.
+fn repos_of(state: &State) -> Vec<Option<PathBuf>> {
+    let mut out: Vec<Option<PathBuf>> = vec![None];
+    for w in &state.worktrees {
+        if !out.contains(&w.repo) {
+            out.push(w.repo.clone());
+        }
+    }
+    out
 }

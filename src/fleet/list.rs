@@ -9,8 +9,9 @@ use serde::Serialize;
 
 use super::state::{self, Fleet, Run, State, WorktreeState};
 use crate::error::refuse_with_hint;
+use crate::paths::real_or_same;
 use crate::ports::Block;
-use crate::registry::{Backend, Store};
+use crate::registry::{Backend, Registry, Store};
 use crate::repo::Context;
 use crate::{clock, names};
 
@@ -84,11 +85,28 @@ pub fn list(ctx: &Context, only: Option<&str>) -> Result<Vec<FleetRow>> {
     let now = clock::now();
     Ok(fleets
         .into_iter()
-        .map(|(fleet, state)| row(&fleet, state, &registry, now))
+        .map(|(fleet, state)| {
+            // A worktree made in a clone is in the clone's registry; a clone since deleted
+            // has none to read.
+            let mut registries = vec![registry.clone()];
+            let mut seen: Vec<&std::path::Path> = Vec::new();
+            for clone in state.worktrees.iter().filter_map(|w| w.repo.as_deref()) {
+                if seen.contains(&clone) {
+                    continue;
+                }
+                seen.push(clone);
+                if let Ok(there) = Context::discover_from(clone)
+                    && let Ok(r) = Store::new(there.state_dir()).load()
+                {
+                    registries.push(r);
+                }
+            }
+            row(&fleet, state, &registries, now)
+        })
         .collect())
 }
 
-fn row(fleet: &Fleet, state: State, registry: &crate::registry::Registry, now: u64) -> FleetRow {
+fn row(fleet: &Fleet, state: State, registries: &[Registry], now: u64) -> FleetRow {
     let agents = state
         .agents
         .iter()
@@ -104,11 +122,18 @@ fn row(fleet: &Fleet, state: State, registry: &crate::registry::Registry, now: u
             path: a.path.clone(),
             branch: a.branch.clone(),
             elapsed: a.elapsed(now),
-            ports: a
-                .worktree
-                .as_deref()
-                .and_then(|w| registry.worktrees.iter().find(|r| r.name == w))
-                .and_then(|r| r.ports),
+            ports: a.worktree.as_deref().and_then(|w| {
+                registries
+                    .iter()
+                    .flat_map(|r| &r.worktrees)
+                    .find(|r| {
+                        r.name == w
+                            && a.path
+                                .as_ref()
+                                .is_none_or(|p| real_or_same(p) == real_or_same(&r.path))
+                    })
+                    .and_then(|r| r.ports)
+            }),
             pid: a.pid,
             backend: a.backend,
             pane: a.pane.clone(),

@@ -11,6 +11,7 @@
 //! - [`supervise`]: a headless agent's supervisor, which records how the agent ended;
 //! - [`templates`]: the prompt templates a manifest's `template` names.
 
+pub mod clones;
 pub mod down;
 pub mod list;
 pub mod plan;

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::manifest::{AgentSpec, ManifestError, Placement, Sourced, WorktreeKey};
+use crate::names;
 use crate::orchestrator::runtime::Runtime;
 
 /// One agent of the plan.
@@ -27,6 +28,9 @@ pub struct PlannedAgent {
     pub branch: Option<String>,
     /// Where it works: its worktree's folder (as it will be made), or the fleet's shared folder.
     pub path: PathBuf,
+    /// Its worktree in each repository it works in (`repo` / `repos`), the first being `path`;
+    /// empty outside any worktree.
+    pub repos: Vec<super::clones::RepoAt>,
     /// The runtime's command line, the norms left out (`<norms>`).
     pub command: Vec<String>,
     /// What the fleet sets in its environment, beside the identity every agent gets.
@@ -205,22 +209,35 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         ));
     }
     if let Some(repos) = &spec.repos {
-        for repo in &repos.value {
-            if !facts.this_repo.iter().any(|r| same_repo(r, repo)) {
-                return Err(refuse(
-                    repos,
-                    format!(
-                        "'{repo}' is another repository: fleets make worktrees of this one only \
-                         for now; run the fleet from a clone of it, or leave repo out"
-                    ),
-                ));
-            }
-        }
+        let became: Vec<String> = repos
+            .value
+            .iter()
+            .map(|repo| {
+                if facts.this_repo.iter().any(|r| same_repo(r, repo)) {
+                    format!("{repo}: this repository")
+                } else {
+                    format!("{repo}: another repository, cloned once into berth's clones folder")
+                }
+            })
+            .collect();
+        let became = if spec.placement == Placement::Outside {
+            "nothing: with no worktree the agent runs in the fleet's shared folder, and no \
+             repository is checked out for it"
+                .to_owned()
+        } else if repos.value.len() > 1 {
+            format!(
+                "a worktree in each, starting in the first; {} lists them; {}",
+                names::env::AGENT_REPOS,
+                became.join("; ")
+            )
+        } else {
+            became.join("; ")
+        };
         note(
             &repos.path,
             repos.value.join(", "),
             from(&repos.layer, &repos.at),
-            "this repository".to_owned(),
+            became,
         );
     }
     if let Some(w) = &spec.worktree {
@@ -606,6 +623,19 @@ mod tests {
     }
 
     #[test]
+    fn repos_of_an_agent_outside_any_worktree_check_nothing_out() {
+        let fx = effects(
+            "name: f\nagents:\n  - name: a\n    type: shell\n    worktree: false\n    repos: [git@example.org:me/web.git]\n",
+        )
+        .expect("accepted");
+        let repos = fx.fields.iter().find(|f| f.field.ends_with("repos"));
+        assert!(
+            repos.is_some_and(|f| f.became.starts_with("nothing")),
+            "{fx:?}"
+        );
+    }
+
+    #[test]
     fn a_template_is_filled_from_its_vars_and_the_agents_own_prompt_comes_after_it() {
         let agent = "name: f\nvars:\n  report: r.md\nagents:\n  - name: a\n    type: shell\n    \
                      background: true\n    template: review\n";
@@ -640,15 +670,26 @@ mod tests {
     }
 
     #[test]
-    fn this_repository_is_accepted_by_its_origin_and_another_is_refused() {
+    fn this_repository_and_another_are_told_apart() {
         let ok = effects(
             "name: f\nagents:\n  - name: a\n    type: shell\n    repo: git@example.org:me/app\n",
         );
-        assert!(ok.is_ok(), "{ok:?}");
-        let err = effects(
+        let ok = ok.expect("this repository");
+        assert!(
+            ok.fields
+                .iter()
+                .any(|f| f.became.ends_with("this repository"))
+        );
+        let other = effects(
             "name: f\nagents:\n  - name: a\n    type: shell\n    repo: git@example.org:me/web.git\n",
         )
-        .unwrap_err();
-        assert!(err.to_string().contains("is another repository"), "{err}");
+        .expect("another repository");
+        assert!(
+            other
+                .fields
+                .iter()
+                .any(|f| f.became.contains("another repository")),
+            "{other:?}"
+        );
     }
 }

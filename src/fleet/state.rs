@@ -14,8 +14,19 @@ use serde::{Deserialize, Serialize};
 use crate::registry::Backend;
 use crate::{names, process, statefile};
 
-/// The format this build writes and the newest it reads.
-pub const FORMAT_VERSION: u32 = 1;
+/// The format this build writes and the newest it reads. A state whose worktrees include one
+/// made in a clone (`repo`) is version 2, so that an older build, which would take that
+/// worktree's name down in this repository, refuses it instead; every other state stays 1.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The version a state is written with: the oldest that holds all it records.
+fn version_for(state: &State) -> u32 {
+    if state.worktrees.iter().any(|w| w.repo.is_some()) {
+        2
+    } else {
+        1
+    }
+}
 
 /// A fleet as `up` started it and its agents and `down` changed it since.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +191,9 @@ pub struct WorktreeState {
     /// Its group within the fleet.
     pub group: String,
     pub branch: String,
+    /// The clone of another repository it was made in; none for this repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo: Option<PathBuf>,
     /// Why the last `down` or `clean` kept it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
@@ -260,7 +274,7 @@ impl Fleet {
         let before = state.clone();
         let out = change(&mut state)?;
         if state != before {
-            state.version = FORMAT_VERSION;
+            state.version = version_for(&state);
             let text = toml::to_string(&state)
                 .map_err(|e| crate::error::bug(format!("cannot write the fleet's state: {e}")))?;
             statefile::write_atomic(&self.path(), text.as_bytes(), None)?;
@@ -377,9 +391,43 @@ mod tests {
             fs::read_to_string(fleet.path()).unwrap(),
             "version = 1\n[[agent]\n"
         );
-        fs::write(fleet.path(), "version = 2\n").unwrap();
+        fs::write(fleet.path(), "version = 3\n").unwrap();
         let newer = crate::error::render(&fleet.load().unwrap_err()).0;
         assert!(newer.contains("newer"), "{newer}");
+    }
+
+    #[test]
+    fn a_state_with_a_worktree_in_a_clone_is_version_2_and_any_other_is_1() {
+        let dir = scratch("version");
+        let fleet = Fleet::new(&dir.0, "f");
+        let worktree = |repo: Option<PathBuf>| WorktreeState {
+            name: "f/a".to_owned(),
+            group: "a".to_owned(),
+            branch: "berth/f/a".to_owned(),
+            repo,
+            kept: None,
+        };
+        fleet
+            .update(|s| {
+                s.worktrees.push(worktree(None));
+                Ok(())
+            })
+            .unwrap();
+        assert!(
+            fs::read_to_string(fleet.path())
+                .unwrap()
+                .starts_with("version = 1\n")
+        );
+        fleet
+            .update(|s| {
+                s.worktrees.push(worktree(Some(PathBuf::from("/clones/x"))));
+                Ok(())
+            })
+            .unwrap();
+        let text = fs::read_to_string(fleet.path()).unwrap();
+        assert!(text.starts_with("version = 2\n"), "{text}");
+        let back = fleet.load().unwrap().unwrap();
+        assert_eq!(back.worktrees[1].repo, Some(PathBuf::from("/clones/x")));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
+use super::clones::{self, RepoAt};
 use super::plan::{Facts, PlannedAgent, meanings};
 use super::state::{AgentState, Fleet, State, WorktreeState};
 use crate::error::{Refusal, refuse_with_hint};
@@ -67,6 +68,8 @@ pub struct PlannedWorktree {
     pub branch: String,
     /// Where it will be (or is, when a kept one is reused).
     pub path: PathBuf,
+    /// The clone of another repository it is made in; none for this repository.
+    pub repo: Option<PathBuf>,
     /// The agents that work in it, by name.
     pub agents: Vec<String>,
 }
@@ -118,6 +121,34 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
         base_dir.join(crate::slug::slug(&name).unwrap_or(name))
     };
     let this_repo = this_repo(ctx);
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut bases: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut repo_at = |written: Option<&String>, group: &str| -> Result<RepoAt> {
+        let name = worktree_name(group);
+        let folder_name = crate::slug::slug(&name).unwrap_or(name);
+        let other = written.filter(|w| !clones::names_this(&this_repo, w, &cwd));
+        let Some(repo) = other else {
+            return Ok(RepoAt {
+                written: written.cloned(),
+                clone: None,
+                path: worktree_path(group),
+            });
+        };
+        let clone = clones::folder(&crate::paths::data_dir()?, repo, &cwd);
+        let base = match bases.get(&clone) {
+            Some(base) => base.clone(),
+            None => {
+                let base = clone_worktree_base(&clone)?;
+                bases.insert(clone.clone(), base.clone());
+                base
+            }
+        };
+        Ok(RepoAt {
+            written: Some(repo.clone()),
+            clone: Some(clone),
+            path: base.join(folder_name),
+        })
+    };
     let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
     let installed = crate::orchestrator::terminal::installed;
     let template = |name: &str| super::templates::find(name, config_home.as_deref(), &files);
@@ -136,20 +167,28 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             ctx.ui.warn(format_args!("{warning}"));
         }
         let agent = format!("{}/{}", m.slug, spec.slug);
-        let (worktree, branch, path) = match &spec.placement {
+        let (worktree, branch, path, repos) = match &spec.placement {
             Placement::Worktree { group } => {
+                let repos = match &spec.repos {
+                    None => vec![repo_at(None, group)?],
+                    Some(list) => list
+                        .value
+                        .iter()
+                        .map(|w| repo_at(Some(w), group))
+                        .collect::<Result<Vec<_>>>()?,
+                };
                 let branch = groups
                     .iter()
                     .find(|g| &g.group == group)
                     .map(|g| g.branch.clone())
                     .unwrap_or_else(|| manifest::branch_name(&prefix, &m.slug, group));
-                (
-                    Some(worktree_name(group)),
-                    Some(branch),
-                    worktree_path(group),
-                )
+                let path = repos
+                    .first()
+                    .map(|r| r.path.clone())
+                    .unwrap_or_else(|| worktree_path(group));
+                (Some(worktree_name(group)), Some(branch), path, repos)
             }
-            Placement::Outside => (None, None, shared.clone()),
+            Placement::Outside => (None, None, shared.clone(), Vec::new()),
         };
         let runtime = spec.runtime.value;
         let base = agents::base_command(ctx, runtime)?;
@@ -184,6 +223,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             worktree,
             branch,
             path,
+            repos,
             command,
             env,
             unset: fx.unset.clone(),
@@ -219,24 +259,70 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
                 from: b.from.to_string(),
             })
             .collect(),
-        worktrees: groups
+        worktrees: planned_worktrees(&groups, &agents, &worktree_name, &worktree_path, &by_slug),
+        agents,
+        base: m.worktree_base.as_ref().map(|b| b.value.clone()),
+        seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
+    })
+}
+
+/// The plan's worktrees: one for each group in each repository its agents work in (this
+/// repository when none of them names another).
+fn planned_worktrees(
+    groups: &[manifest::WorktreePlan],
+    agents: &[PlannedAgent],
+    worktree_name: &dyn Fn(&str) -> String,
+    worktree_path: &dyn Fn(&str) -> PathBuf,
+    by_slug: &BTreeMap<&str, &str>,
+) -> Vec<PlannedWorktree> {
+    let mut out = Vec::new();
+    for g in groups {
+        let name = worktree_name(&g.group);
+        let mut places: Vec<(Option<PathBuf>, PathBuf)> = Vec::new();
+        for agent in agents
             .iter()
-            .map(|g| PlannedWorktree {
-                name: worktree_name(&g.group),
+            .filter(|a| a.worktree.as_deref() == Some(&name))
+        {
+            for r in &agent.repos {
+                if !places.iter().any(|(clone, _)| *clone == r.clone) {
+                    places.push((r.clone.clone(), r.path.clone()));
+                }
+            }
+        }
+        if places.is_empty() {
+            places.push((None, worktree_path(&g.group)));
+        }
+        for (repo, path) in places {
+            out.push(PlannedWorktree {
+                name: name.clone(),
                 group: g.group.clone(),
                 branch: g.branch.clone(),
-                path: worktree_path(&g.group),
+                path,
+                repo,
                 agents: g
                     .agents
                     .iter()
                     .map(|s| by_slug.get(s.as_str()).copied().unwrap_or(s).to_owned())
                     .collect(),
-            })
-            .collect(),
-        agents,
-        base: m.worktree_base.as_ref().map(|b| b.value.clone()),
-        seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
-    })
+            });
+        }
+    }
+    out
+}
+
+/// The folder a clone's worktrees go in: its own `worktree_base` once it is cloned, else where
+/// the default would put them.
+fn clone_worktree_base(clone: &Path) -> Result<PathBuf> {
+    if clone.join(".git").is_dir() {
+        return Context::discover_from(clone)?.worktree_base();
+    }
+    let real_parent = clone
+        .parent()
+        .and_then(|p| gix::path::realpath(p).ok())
+        .zip(clone.file_name())
+        .map(|(p, n)| p.join(n))
+        .unwrap_or_else(|| clone.to_owned());
+    crate::repo::default_worktree_base(&real_parent, &real_parent.join(".git"))
 }
 
 /// A manifest error as berth says it: file, line, column, field, then what is wrong.
@@ -322,6 +408,13 @@ pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<St
             "install tmux, or set background = true on them to run them headless",
         ));
     }
+    if let Some(state) = fleet.load()?
+        && state.is_up()
+        && !state.name.is_empty()
+    {
+        return Err(already_up(plan, &state));
+    }
+    make_clones(ctx, plan)?;
     fleet.update(|state| {
         if state.is_up() && !state.name.is_empty() {
             return Err(already_up(plan, state));
@@ -379,6 +472,28 @@ pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<St
         .collect())
 }
 
+/// Clone, once each, the other repositories the plan's agents work in; a clone made by an
+/// earlier fleet is reused.
+fn make_clones(ctx: &Context, plan: &Plan) -> Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut done: Vec<&Path> = Vec::new();
+    for r in plan.agents.iter().flat_map(|a| &a.repos) {
+        let (Some(written), Some(clone)) = (&r.written, &r.clone) else {
+            continue;
+        };
+        if done.contains(&clone.as_path()) {
+            continue;
+        }
+        if !clone.join(".git").is_dir() {
+            ctx.ui
+                .status(format_args!("cloning {written} into {}", clone.display()));
+        }
+        clones::ensure(written, clone, &cwd)?;
+        done.push(clone);
+    }
+    Ok(())
+}
+
 /// The refusal for a fleet that is up.
 fn already_up(plan: &Plan, state: &State) -> anyhow::Error {
     let running = state.running().len();
@@ -401,12 +516,16 @@ fn already_up(plan: &Plan, state: &State) -> anyhow::Error {
 fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
     let mut worktrees = kept;
     for w in &plan.worktrees {
-        match worktrees.iter_mut().find(|k| k.name == w.name) {
+        match worktrees
+            .iter_mut()
+            .find(|k| k.name == w.name && k.repo == w.repo)
+        {
             Some(old) => old.kept = None,
             None => worktrees.push(WorktreeState {
                 name: w.name.clone(),
                 group: w.group.clone(),
                 branch: w.branch.clone(),
+                repo: w.repo.clone(),
                 kept: None,
             }),
         }
@@ -484,6 +603,57 @@ fn for_thread(ctx: &Context) -> Context {
     }
 }
 
+/// For an agent of several repositories (`repos`), its worktrees in all but the first (where its
+/// launch makes one), claimed for the agent, and `BERTH_AGENT_REPOS` listing all of them; nothing
+/// for an agent of one repository. `first` is the context of its first repository.
+fn other_worktrees(
+    first: &Context,
+    ctx: &Context,
+    plan: &Plan,
+    agent: &PlannedAgent,
+) -> Result<Option<(String, String)>> {
+    let (Some(name), [head, rest @ ..]) = (&agent.worktree, agent.repos.as_slice()) else {
+        return Ok(None);
+    };
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let session = crate::orchestrator::identity::session_id(&crate::slug::slug(&agent.agent)?);
+    let mut paths = vec![existing_path(first, name).unwrap_or_else(|| head.path.clone())];
+    for r in rest {
+        let mut there = clones::open(ctx, r.clone.as_deref())?;
+        // A squad's worktree its first agent made is joined as it is, as the launch joins the
+        // first repository's.
+        if let Some(path) = existing_path(&there, name) {
+            paths.push(path);
+            continue;
+        }
+        there.session_flag = Some(session.clone());
+        let added = crate::worktree::create::add_on(
+            &there,
+            &crate::worktree::create::AddRequest {
+                name: name.clone(),
+                base: plan.base.clone(),
+                ..Default::default()
+            },
+            agent.branch.as_deref(),
+        )?;
+        paths.push(added.path);
+    }
+    let joined =
+        std::env::join_paths(&paths).context("a worktree's path holds the path separator ':'")?;
+    Ok(Some((
+        names::env::AGENT_REPOS.to_owned(),
+        joined.to_string_lossy().into_owned(),
+    )))
+}
+
+/// The folder of the worktree `name` in `ctx`'s repository, when its registry has it.
+fn existing_path(ctx: &Context, name: &str) -> Option<PathBuf> {
+    let registry = crate::registry::Store::new(ctx.state_dir()).load().ok()?;
+    registry.find(name).map(|r| r.path.clone())
+}
+
 /// Launch one agent and record how it went in the fleet's state.
 fn launch_one(
     ctx: &Context,
@@ -511,6 +681,24 @@ fn launch_one(
             log: log.clone(),
         }
     });
+    let opened = match agent.repos.first() {
+        Some(first) => clones::open(ctx, first.clone.as_deref()),
+        None => clones::open(ctx, None),
+    };
+    let ctx = match opened.and_then(|c| other_worktrees(&c, ctx, plan, agent).map(|env| (c, env))) {
+        Ok(done) => done,
+        Err(err) => {
+            let why = crate::error::render(&err).0;
+            let _ = fleet.update_agent(&agent.slug, |s| s.error = Some(why.clone()));
+            return Started {
+                name: agent.name.clone(),
+                agent: agent.agent.clone(),
+                error: Some(why),
+                attach: None,
+            };
+        }
+    };
+    let (ctx, repos_env) = (&ctx.0, ctx.1);
     let request = Request {
         name: agent.agent.clone(),
         layer: 1,
@@ -525,6 +713,7 @@ fn launch_one(
                 .env
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
+                .chain(repos_env)
                 .collect(),
             unset: agent.unset.clone(),
             norms: Some(agent.norms.clone()),

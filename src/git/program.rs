@@ -1,6 +1,7 @@
 //! The one place berth runs the `git` program. gix 0.91 can fetch but cannot push, so
-//! `ship --push` hands the trunk to `git push`; every other read and write of the repository goes
-//! through gix. Each call says why it cannot be gix.
+//! `ship --push` hands the trunk to `git push`; and the build has none of gix's network
+//! transports, so a fleet's other repository is cloned by `git clone`. Every other read and write
+//! of the repository goes through gix. Each call says why it cannot be gix.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -39,4 +40,33 @@ pub fn push(repo: &gix::Repository, dir: &Path, trunk: &str) -> Result<String> {
         ));
     }
     Ok(remote)
+}
+
+/// `git clone --quiet -- <url> <dest>`: a fleet's other repository, cloned once with its primary
+/// checkout. Its output goes to stderr. An error names the URL and the exit code.
+pub fn clone(url: &str, dest: &Path) -> Result<()> {
+    // The build enables none of gix's transports (ssh, http, file through a remote), so gix
+    // cannot clone a URL here; the git program clones with the user's own credentials and ssh
+    // setup. Its stdout goes to stderr so a command's own output stays clean.
+    let status = Command::new("git")
+        .args(["clone", "--quiet", "--"])
+        .arg(url)
+        .arg(dest)
+        .stdin(Stdio::null())
+        .stdout(std::io::stderr())
+        .stderr(std::io::stderr())
+        .status()
+        .context("cannot run git clone (is git on PATH?)")?;
+    if !status.success() {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "git clone {url} failed ({})",
+                status
+                    .code()
+                    .map_or_else(|| "killed".to_owned(), |c| format!("exit code {c}"))
+            ),
+            format!("see why with: git clone {url}"),
+        ));
+    }
+    Ok(())
 }

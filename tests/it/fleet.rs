@@ -597,3 +597,182 @@ fn a_supervisor_hands_back_the_agents_pid_records_its_exit_and_runs_on_fail_with
     );
     assert!(!sb.root.join("complete").exists());
 }
+
+/// A bare repository `<root>/<name>.git` made from a repository of one commit.
+fn bare(f: &Fixture, name: &str) -> PathBuf {
+    let work = f.sb.repo(&format!("{name}-work"));
+    let bare = f.sb.root.join(format!("{name}.git"));
+    f.sb.git(
+        &f.sb.root,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            work.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    bare
+}
+
+/// The folders of berth's clones.
+fn clones(f: &Fixture) -> Vec<PathBuf> {
+    match std::fs::read_dir(f.sb.data().join("git-berth/clones")) {
+        Ok(dir) => dir.map(|e| e.unwrap().path()).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The seed's example with its repositories pointed at local bare ones and its agents `shell`.
+fn review_and_fix(f: &Fixture, api: &Path, frontend: &Path) -> String {
+    let seed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("share/examples/fleets/review-and-fix.yaml"),
+    )
+    .unwrap();
+    let text = seed
+        .replace("git@github.com:org/api.git", api.to_str().unwrap())
+        .replace(
+            "git@github.com:org/frontend.git",
+            &format!("file://{}", frontend.display()),
+        )
+        .replace("type: claude", "type: shell")
+        .replace("type: codex", "type: shell")
+        .replace(
+            "name: review-and-fix\n",
+            "name: review-and-fix\ndefaults:\n  background: true\n",
+        );
+    f.manifest("review-and-fix.yaml", &text)
+}
+
+#[test]
+fn the_seeds_fleet_clones_each_other_repository_once_and_down_removes_its_worktrees_there() {
+    let f = Fixture::new();
+    let (api, frontend) = (bare(&f, "api"), bare(&f, "frontend"));
+    let manifest = review_and_fix(&f, &api, &frontend);
+    // The dry run names the clones and makes none.
+    let plan =
+        f.sb.berth_ok(&f.repo, &["fleet", "up", &manifest, "--dry-run"]);
+    assert_eq!(plan.matches("in the clone").count(), 2, "{plan}");
+    assert!(clones(&f).is_empty(), "{:?}", clones(&f));
+    f.up(&manifest);
+    let fleet = f.exited("review-and-fix");
+    assert_eq!(clones(&f).len(), 2, "{:?}", clones(&f));
+    for (name, origin) in [("api-tests", &api), ("frontend-lint", &frontend)] {
+        let path = PathBuf::from(agent(&fleet, name)["path"].as_str().unwrap());
+        assert!(path.is_dir(), "{}", path.display());
+        // The worktree is one of the clone's, and the clone's origin is the bare repository.
+        let common = f.sb.common_dir(&path);
+        let clone = common.parent().unwrap().to_owned();
+        assert!(
+            clones(&f).iter().any(|c| real(c) == real(&clone)),
+            "{}",
+            clone.display()
+        );
+        let url = f.sb.git(&clone, &["config", "remote.origin.url"]);
+        assert!(
+            url.trim()
+                .ends_with(origin.file_name().unwrap().to_str().unwrap()),
+            "{url}"
+        );
+        assert!(
+            !git_worktree_paths(&f.sb, &f.repo)
+                .iter()
+                .any(|p| real(p) == real(&path))
+        );
+    }
+    let report =
+        f.sb.berth_json(&f.repo, &["fleet", "down", "review-and-fix", "--json"]);
+    assert_eq!(
+        outcome(&report, "review-and-fix/api-tests")["reason"],
+        Value::Null
+    );
+    assert_eq!(
+        outcome(&report, "review-and-fix/frontend-lint")["reason"],
+        Value::Null
+    );
+    for name in ["api-tests", "frontend-lint"] {
+        let path = PathBuf::from(agent(&fleet, name)["path"].as_str().unwrap());
+        assert!(!path.exists(), "{}", path.display());
+    }
+
+    // A second fleet naming the same repository, spelled as a file:// URL, reuses its clone.
+    let again = f.manifest(
+        "again.yaml",
+        &format!(
+            "name: again\ndefaults:\n  type: shell\n  background: true\nagents:\n  - name: more\n    repo: file://{}\n    prompt: \"true\"\n",
+            api.display()
+        ),
+    );
+    f.up(&again);
+    let fleet = f.exited("again");
+    assert_eq!(clones(&f).len(), 2, "{:?}", clones(&f));
+    let path = PathBuf::from(agent(&fleet, "more")["path"].as_str().unwrap());
+    assert!(path.is_dir());
+    let clone = f.sb.common_dir(&path).parent().unwrap().to_owned();
+    assert!(
+        clones(&f).iter().any(|c| real(c) == real(&clone)),
+        "{}",
+        clone.display()
+    );
+    f.sb.berth_json(&f.repo, &["fleet", "down", "again", "--json"]);
+    assert!(!path.exists());
+}
+
+#[test]
+fn repos_gives_an_agent_a_worktree_in_each_repository_and_lists_them() {
+    let f = Fixture::new();
+    let lib = bare(&f, "lib");
+    let manifest = f.manifest(
+        "both.yaml",
+        &format!(
+            "name: both\nagents:\n  - name: dev\n    type: shell\n    background: true\n    repos: [{}, {}]\n    prompt: pwd > \"$BERTH_FLEET_DIR/pwd\"; echo \"$BERTH_AGENT_REPOS\" > \"$BERTH_FLEET_DIR/repos\"\n",
+            f.repo.display(),
+            lib.display()
+        ),
+    );
+    f.up(&manifest);
+    let fleet = f.exited("both");
+    let path = PathBuf::from(agent(&fleet, "dev")["path"].as_str().unwrap());
+    let listed = f.read_shared("both", "repos");
+    let paths: Vec<PathBuf> = listed.split(':').map(PathBuf::from).collect();
+    assert_eq!(paths.len(), 2, "{listed}");
+    assert_eq!(real(&paths[0]), real(&path));
+    assert_eq!(real(Path::new(&f.read_shared("both", "pwd"))), real(&path));
+    assert_eq!(
+        real(&f.sb.common_dir(&paths[0])),
+        real(&f.sb.common_dir(&f.repo))
+    );
+    let clone = f.sb.common_dir(&paths[1]);
+    assert_eq!(real(clone.parent().unwrap()), real(&clones(&f)[0]));
+    assert_eq!(
+        f.sb.git(&paths[1], &["branch", "--show-current"]).trim(),
+        "berth/both/dev"
+    );
+    let report =
+        f.sb.berth_json(&f.repo, &["fleet", "down", "both", "--json"]);
+    assert_eq!(report["worktrees"].as_array().unwrap().len(), 2, "{report}");
+    assert!(!paths[0].exists());
+    assert!(!paths[1].exists());
+
+    // A squad of two in both repositories shares both worktrees.
+    let squad = f.manifest(
+        "squad.yaml",
+        &format!(
+            "name: squad\ndefaults:\n  type: shell\n  background: true\n  worktree: pair\n  repos: [{}, {}]\nagents:\n  - name: one\n    prompt: echo \"$BERTH_AGENT_REPOS\" > \"$BERTH_FLEET_DIR/one\"\n  - name: two\n    prompt: echo \"$BERTH_AGENT_REPOS\" > \"$BERTH_FLEET_DIR/two\"\n",
+            f.repo.display(),
+            lib.display()
+        ),
+    );
+    f.up(&squad);
+    f.exited("squad");
+    let one = f.read_shared("squad", "one");
+    assert_eq!(one, f.read_shared("squad", "two"));
+    assert_eq!(one.split(':').count(), 2, "{one}");
+    assert_eq!(clones(&f).len(), 1, "{:?}", clones(&f));
+    f.sb.berth_json(&f.repo, &["fleet", "down", "squad", "--json"]);
+    assert!(one.split(':').all(|p| !Path::new(p).exists()), "{one}");
+}
+
+fn real(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
+}

@@ -23,6 +23,9 @@ pub const LOCKS_DIR: &str = "locks";
 pub const HOLDERS_FILE: &str = "berth-holders";
 /// Folder under `$XDG_DATA_HOME` (or `~/.local/share`) that holds worktrees and machine-wide state.
 pub const DATA_DIR: &str = "git-berth";
+/// The folder of the data directory that holds the repositories fleets clone, one folder each
+/// named after the hash of its URL.
+pub const CLONES_DIR: &str = "clones";
 
 /// Branch prefix when `berth.branchPrefix` is not set.
 pub const DEFAULT_BRANCH_PREFIX: &str = "berth/";
@@ -90,6 +93,9 @@ pub mod env {
     /// The folder a fleet's agents share (`<common dir>/berth/fleets/<fleet>/shared`), what the
     /// seed's prompts call `/fleet`.
     pub const FLEET_DIR: &str = "BERTH_FLEET_DIR";
+    /// A fleet agent's worktrees, one per repository its manifest's `repos` names, in that
+    /// order, separated by `:`; the agent starts in the first.
+    pub const AGENT_REPOS: &str = "BERTH_AGENT_REPOS";
     /// The exit code an agent ended with, given to its `on_exit`, `on_complete` and `on_fail`
     /// commands (128 + the signal's number when a signal ended it, as a shell reports it).
     pub const AGENT_EXIT: &str = "BERTH_AGENT_EXIT";
