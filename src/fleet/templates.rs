@@ -1,7 +1,7 @@
 //! Prompt templates for a fleet's `template` field: berth's own, built into the binary from
 //! `share/prompts/templates/<name>.md`, and a person's in
 //! `${XDG_CONFIG_HOME:-~/.config}/git-berth/templates/<name>.md`, which wins over berth's of the
-//! same name. A template's `${key}`s are filled by [`super::plan`] from `template_vars` and the
+//! same name. A template's `${key}`s are filled by the fleet's plan from `template_vars` and the
 //! manifest's vars.
 
 use std::path::{Path, PathBuf};
