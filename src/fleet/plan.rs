@@ -59,6 +59,9 @@ pub struct PlannedAgent {
     /// Its `notify` targets that run when it ends (`bell`, `notify-send`).
     #[serde(skip)]
     pub notify: Vec<String>,
+    /// The worktree it makes runs no setup hook (`allow_setup_scripts = false`).
+    #[serde(skip)]
+    pub no_setup: bool,
 }
 
 /// A manifest field of one agent and what it became.
@@ -82,6 +85,8 @@ pub struct Effects {
     /// Norms text from `instructions` and `instructions_file`.
     pub instructions: Vec<String>,
     pub background: bool,
+    /// `allow_setup_scripts = false`: the worktrees it makes run no setup hook.
+    pub no_setup: bool,
     /// The `notify` targets kept: each runs when the agent ends.
     pub notify: Vec<String>,
     /// Its prompt: its `template`'s text filled in, then its own `prompt`.
@@ -350,18 +355,22 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
     }
     if let Some(a) = &spec.allow_setup_scripts {
         if !a.value {
-            return Err(refuse(
-                a,
-                "false is not supported yet: a worktree's setup hook runs once `git berth trust` \
-                 has trusted it; leave it out",
-            ));
+            fx.no_setup = true;
+            note(
+                &a.path,
+                "false".to_owned(),
+                from(&a.layer, &a.at),
+                "the worktrees it makes run no setup hook (`git berth setup` runs it later)"
+                    .to_owned(),
+            );
+        } else {
+            note(
+                &a.path,
+                "true".to_owned(),
+                from(&a.layer, &a.at),
+                "setup hooks run, once `git berth trust` has trusted them".to_owned(),
+            );
         }
-        note(
-            &a.path,
-            "true".to_owned(),
-            from(&a.layer, &a.at),
-            "setup hooks run, once `git berth trust` has trusted them".to_owned(),
-        );
     }
     for (hook, name) in [
         (&spec.on_exit, "on_exit"),

@@ -237,6 +237,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             on_complete: spec.on_complete.as_ref().map(|s| s.value.clone()),
             on_fail: spec.on_fail.as_ref().map(|s| s.value.clone()),
             notify: fx.notify.clone(),
+            no_setup: fx.no_setup,
         });
     }
     let by_slug: BTreeMap<&str, &str> = resolved
@@ -720,6 +721,7 @@ fn launch_one(
             headless,
             base: plan.base.clone(),
             seed: plan.seed.clone(),
+            no_setup: agent.no_setup,
         },
     };
     let launched = agents::launch(ctx, &request);

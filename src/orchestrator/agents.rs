@@ -98,6 +98,9 @@ pub struct Extra {
     /// Untracked paths of the primary checkout copied into a worktree the launch makes (a
     /// manifest's `worktree_seed`), beside what the seed hook lists.
     pub seed: Vec<String>,
+    /// A worktree the launch makes runs no setup hook (a manifest's `allow_setup_scripts =
+    /// false`).
+    pub no_setup: bool,
     /// Run it headless instead of in a terminal.
     pub headless: Option<Headless>,
 }
@@ -335,6 +338,7 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         &session,
         req.extra.base.as_deref(),
         &req.extra.seed,
+        req.extra.no_setup,
     )?;
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
@@ -441,6 +445,7 @@ fn place(
     session: &str,
     base: Option<&str>,
     seed: &[String],
+    no_setup: bool,
 ) -> Result<Spot> {
     let registry = store(ctx).load()?;
     let (name, branch, share) = match place {
@@ -535,6 +540,7 @@ fn place(
             name: name.clone(),
             base: base.map(str::to_owned),
             seed: seed.to_vec(),
+            no_setup,
             ..AddRequest::default()
         },
         branch.as_deref(),
@@ -871,6 +877,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             &old.session,
             None,
             &[],
+            false,
         )?,
         None => {
             if !old.worktree.is_dir() {

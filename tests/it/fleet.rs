@@ -776,3 +776,30 @@ fn repos_gives_an_agent_a_worktree_in_each_repository_and_lists_them() {
 fn real(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())
 }
+
+#[test]
+fn allow_setup_scripts_false_makes_its_worktree_without_running_the_setup_hook() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    let hook = f.sb.common_dir(&f.repo).join("worktree-hooks/setup");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\ntouch SETUP_RAN\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let manifest = f.manifest(
+        "hooks.yaml",
+        "name: hooks\ndefaults:\n  type: shell\n  background: true\n  prompt: \"true\"\n\
+         agents:\n  - name: plain\n  - name: bare\n    allow_setup_scripts: false\n",
+    );
+    f.up(&manifest);
+    let fleet = f.exited("hooks");
+    let path = |name: &str| PathBuf::from(agent(&fleet, name)["path"].as_str().unwrap());
+    assert!(
+        path("plain").join("SETUP_RAN").exists(),
+        "the hook ran for plain"
+    );
+    assert!(
+        !path("bare").join("SETUP_RAN").exists(),
+        "the hook ran for bare"
+    );
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "hooks"]);
+}
