@@ -330,16 +330,7 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         Some(command) => command.clone(),
         None => base_command(ctx, req.runtime)?,
     };
-    let spot = place(
-        ctx,
-        &agents,
-        &req.place,
-        &req.name,
-        &session,
-        req.extra.base.as_deref(),
-        &req.extra.seed,
-        req.extra.no_setup,
-    )?;
+    let spot = place(ctx, &agents, &req.place, &req.name, &session, &req.extra)?;
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
         Backend::None => {
@@ -443,9 +434,7 @@ fn place(
     place: &Place,
     agent: &str,
     session: &str,
-    base: Option<&str>,
-    seed: &[String],
-    no_setup: bool,
+    extra: &Extra,
 ) -> Result<Spot> {
     let registry = store(ctx).load()?;
     let (name, branch, share) = match place {
@@ -538,9 +527,9 @@ fn place(
         &as_agent,
         &AddRequest {
             name: name.clone(),
-            base: base.map(str::to_owned),
-            seed: seed.to_vec(),
-            no_setup,
+            base: extra.base.clone(),
+            seed: extra.seed.clone(),
+            no_setup: extra.no_setup,
             ..AddRequest::default()
         },
         branch.as_deref(),
@@ -875,9 +864,7 @@ pub fn respawn(ctx: &Context, name: &str, group: Option<&str>) -> Result<Launche
             },
             &old.name,
             &old.session,
-            None,
-            &[],
-            false,
+            &Extra::default(),
         )?,
         None => {
             if !old.worktree.is_dir() {
