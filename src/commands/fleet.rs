@@ -404,21 +404,9 @@ fn run_down(ctx: &Context, args: &DownArgs, out: &mut dyn Write) -> Result<()> {
         list::find_or_only(ctx, args.fleet.as_deref(), "up", |s| s.is_up(), "down")?;
     let report = down::down(ctx, &fleet, &state, args.grace.unwrap_or(STOP_GRACE))?;
     for a in &report.agents {
-        let pid = a.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
-        let line = match a.outcome {
-            Ended::Stopped => format!("stopped agent '{}'{pid}", a.name),
-            Ended::Killed => format!(
-                "killed agent '{}'{pid}: it did not end within the grace after SIGTERM",
-                a.name
-            ),
-            Ended::AlreadyGone => format!("agent '{}' was not running", a.name),
-            Ended::NoStartTime => format!(
-                "left agent '{}'{pid} alone: no start time was recorded, so the pid may be another process's",
-                a.name
-            ),
-            Ended::StillRunning => format!("agent '{}'{pid} still runs after SIGKILL", a.name),
-        };
-        ctx.ui.status(line);
+        ctx.ui.status(crate::orchestrator::terminal::ended_line(
+            &a.name, a.pid, a.outcome,
+        ));
     }
     if args.json {
         super::write_json(out, &report)?;

@@ -63,7 +63,9 @@ pub fn run(ctx: &Context, args: &StopArgs, out: &mut dyn Write) -> Result<()> {
             ctx.ui.status("no live agents to stop");
         }
         for s in &stopped {
-            ctx.ui.status(line(s));
+            ctx.ui.status(crate::orchestrator::terminal::ended_line(
+                &s.name, s.pid, s.outcome,
+            ));
         }
     }
     match stuck.first() {
@@ -72,23 +74,5 @@ pub fn run(ctx: &Context, args: &StopArgs, out: &mut dyn Write) -> Result<()> {
             format!("check what pid {pid} is (ps -p {pid}), then end it yourself"),
         )),
         None => Ok(()),
-    }
-}
-
-/// The sentence a person reads for one agent.
-fn line(s: &Stopped) -> String {
-    let pid = s.pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
-    match s.outcome {
-        Ended::Stopped => format!("stopped agent '{}'{pid}", s.name),
-        Ended::Killed => format!(
-            "killed agent '{}'{pid}: it did not end within the grace after SIGTERM",
-            s.name
-        ),
-        Ended::AlreadyGone => format!("agent '{}' was not running", s.name),
-        Ended::NoStartTime => format!(
-            "left agent '{}'{pid} alone: no start time was recorded, so the pid may be another process's",
-            s.name
-        ),
-        Ended::StillRunning => format!("agent '{}'{pid} still runs after SIGKILL", s.name),
     }
 }

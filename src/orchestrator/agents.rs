@@ -391,7 +391,7 @@ fn start_headless(
     argv.push("--".to_owned());
     argv.extend(plan.argv.iter().cloned());
     let supervisor = terminal::start_detached(&argv, &spot.path, &headless.log)?;
-    match terminal::wait_for_pid_file_of(&pid_file, supervisor, HEADLESS_START) {
+    match terminal::wait_for_pid_file(&pid_file, Some(supervisor), HEADLESS_START) {
         Some((pid, pid_start)) => Ok((
             Pane {
                 id: String::new(),
@@ -798,7 +798,7 @@ fn start_in_herdr(
         pane,
         &backend::herdr_line(cwd, &pid_file, argv),
     ))?;
-    let started = terminal::wait_for_pid_file(&pid_file, HERDR_START);
+    let started = terminal::wait_for_pid_file(&pid_file, None, HERDR_START);
     if started.is_none() {
         ctx.ui.warn(format_args!(
             "herdr pane {pane} has not started the agent yet; {} agents shows it as gone until it does",

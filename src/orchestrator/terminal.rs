@@ -124,24 +124,6 @@ pub fn herdr_open(argv: &[String], key: &str) -> Result<String> {
         })
 }
 
-/// Wait (at most `limit`) for the pid a herdr pane's line writes to `file`; the pid and its
-/// start time once it is there and the process runs.
-pub fn wait_for_pid_file(file: &Path, limit: Duration) -> Option<(u32, Option<u64>)> {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(pid) = std::fs::read_to_string(file)
-            .ok()
-            .and_then(|t| t.trim().parse::<u32>().ok())
-        {
-            return Some((pid, process::start_time(pid)));
-        }
-        if Instant::now() > until {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Start `argv` detached from this process and its terminal: in `cwd`, in a process group of
 /// its own (so a Ctrl-C or a hang-up of the caller's job does not reach it), stdin empty, stdout
 /// and stderr appended to `log`. It outlives the caller; nobody here waits for it.
@@ -172,27 +154,29 @@ pub fn start_detached(argv: &[String], cwd: &Path, log: &Path) -> Result<Target>
     })
 }
 
-/// [`wait_for_pid_file`] while the process `writer` that is to write it lives: `None` as soon
-/// as it ends without having written it.
-pub fn wait_for_pid_file_of(
+/// Wait (at most `limit`) for the pid written to `file` (by a herdr pane's line, or a headless
+/// agent's supervisor); the pid and its start time once it is there. With `writer`, the process
+/// that is to write it: `None` as soon as it ends without having written it.
+pub fn wait_for_pid_file(
     file: &Path,
-    writer: Target,
+    writer: Option<Target>,
     limit: Duration,
 ) -> Option<(u32, Option<u64>)> {
-    let until = Instant::now() + limit;
-    loop {
-        if let Some(pid) = std::fs::read_to_string(file)
+    let read = || {
+        std::fs::read_to_string(file)
             .ok()
             .and_then(|t| t.trim().parse::<u32>().ok())
-        {
-            return Some((pid, process::start_time(pid)));
+            .map(|pid| (pid, process::start_time(pid)))
+    };
+    let until = Instant::now() + limit;
+    loop {
+        if let Some(found) = read() {
+            return Some(found);
         }
-        if Instant::now() > until || !process::alive(writer.pid, writer.start) {
-            // It may have written the file just before it ended.
-            return std::fs::read_to_string(file)
-                .ok()
-                .and_then(|t| t.trim().parse::<u32>().ok())
-                .map(|pid| (pid, process::start_time(pid)));
+        let writer_gone = writer.is_some_and(|w| !process::alive(w.pid, w.start));
+        if Instant::now() > until || writer_gone {
+            // It may have been written just before the writer ended.
+            return read();
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -203,6 +187,22 @@ pub fn wait_for_pid_file_of(
 pub struct Target {
     pub pid: u32,
     pub start: Option<u64>,
+}
+
+/// What a person reads of how ending agent `name` (pid `pid`) went: `stop` and `fleet down`.
+pub fn ended_line(name: &str, pid: Option<u32>, outcome: Ended) -> String {
+    let pid = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    match outcome {
+        Ended::Stopped => format!("stopped agent '{name}'{pid}"),
+        Ended::Killed => {
+            format!("killed agent '{name}'{pid}: it did not end within the grace after SIGTERM")
+        }
+        Ended::AlreadyGone => format!("agent '{name}' was not running"),
+        Ended::NoStartTime => format!(
+            "left agent '{name}'{pid} alone: no start time was recorded, so the pid may be another process's"
+        ),
+        Ended::StillRunning => format!("agent '{name}'{pid} still runs after SIGKILL"),
+    }
 }
 
 /// How ending one process went.
