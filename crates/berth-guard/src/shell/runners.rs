@@ -147,6 +147,19 @@ impl Walk<'_> {
             self.runs_file(program, program);
             return;
         }
+        // Most programs run no file: their words (tens of thousands for a `touch`) are not
+        // copied here.
+        let runs_files = matches!(
+            program,
+            "source" | "." | "make" | "gmake" | "awk" | "gawk" | "mawk" | "nawk" | "sed" | "gsed"
+        ) || (program == "find" && !self.scripts.written.is_empty())
+            || PACKAGE_RUNNERS.contains(&program)
+            || BY_CONVENTION.iter().any(|(tool, _)| *tool == program)
+            || SHELLS.contains(&program)
+            || INTERPRETERS.contains(&program);
+        if !runs_files {
+            return;
+        }
         // `"$PWD/s.sh"` is a path too; any other value only the shell knows is left out.
         let owned: Vec<String> = rest
             .iter()
