@@ -1,8 +1,9 @@
-//! The agent fields of seed 001, which every fleet agent takes (and, in the next step, every
-//! pipeline step and stage agent): read from an agent of the manifest, its `defaults`, or a
-//! profile. Each field is checked for its type and form here; which layer wins, and what each
-//! field means on this machine, is decided later. Container-only fields, the seed's rejected
-//! control fields and pipeline-only fields are refused naming the field and why. Pure.
+//! The agent fields of seed 001, which every fleet agent, pipeline step and stage agent takes:
+//! read from an agent of the manifest, its `defaults`, or a profile. Each field is checked for
+//! its type and form here; which layer wins, and what each field means on this machine, is
+//! decided later. Container-only fields, the seed's rejected control fields and pipeline-only
+//! fields (in a fleet, or on a stage's agent rather than the stage) are refused naming the field
+//! and why. Pure.
 
 use super::error::{Located, ManifestError, Place};
 use super::tree::{Entry, Node, Value, printable};
@@ -12,10 +13,15 @@ use crate::orchestrator::runtime::Runtime;
 /// Where a map of agent fields is written: it decides whether `name` and `profile` may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// An entry of `agents`: `name` is required.
+    /// An entry of a fleet's `agents`, or a pipeline's step: `name` is required.
     Agent,
+    /// An entry of a pipeline stage's `agents`: `name` is required, and the stage fields belong to
+    /// the stage.
+    StageAgent,
     /// The manifest's `defaults`: no `name` (it would name every agent alike).
     Defaults,
+    /// A pipeline's `defaults`: as [`Role::Defaults`], and the stage fields belong to a stage.
+    PipelineDefaults,
     /// A profile file: neither `name` nor another `profile`.
     Profile,
 }
@@ -162,7 +168,19 @@ pub fn read(
     role: Role,
 ) -> Result<AgentFields, ManifestError> {
     let entries = walk.map(node, path)?;
-    let mut fields = AgentFields::empty(walk.place(node.pos));
+    read_entries(walk, entries.iter(), walk.place(node.pos), path, role)
+}
+
+/// The agent fields of `entries`, part of the map starting at `at` whose field path is `path`: a
+/// pipeline step is a map of agent fields and stage fields, and the stage takes its own.
+pub fn read_entries<'e>(
+    walk: &Walk,
+    entries: impl Iterator<Item = &'e Entry>,
+    at: Place,
+    path: &str,
+    role: Role,
+) -> Result<AgentFields, ManifestError> {
+    let mut fields = AgentFields::empty(at);
     for entry in entries {
         read_field(walk, entry, &child(path, &entry.key), role, &mut fields)?;
     }
@@ -187,8 +205,8 @@ fn read_field(
     match entry.key.as_str() {
         "name" => {
             match role {
-                Role::Agent => {}
-                Role::Defaults => {
+                Role::Agent | Role::StageAgent => {}
+                Role::Defaults | Role::PipelineDefaults => {
                     return Err(walk.error(
                         entry.key_pos,
                         path,
@@ -249,6 +267,20 @@ fn read_field(
         "on_fail" => f.on_fail = Some(walk.text(v, path)?),
         "worktree" => f.worktree = Some(worktree(walk, v, path)?),
         "owns" => f.owns = Some(walk.strings(v, path)?),
+        key @ ("depends_on" | "models" | "judge" | "pipeline")
+            if matches!(role, Role::StageAgent | Role::PipelineDefaults) =>
+        {
+            let on = if role == Role::StageAgent {
+                "one of its agents"
+            } else {
+                "defaults"
+            };
+            return Err(walk.error(
+                entry.key_pos,
+                path,
+                format!("a stage field: write {key} on the stage, not on {on}"),
+            ));
+        }
         key => {
             let message = refusal(key);
             return Err(match message {
@@ -322,7 +354,11 @@ fn runtime_names() -> Vec<&'static str> {
     names
 }
 
-fn runtime(walk: &Walk, node: &Node, path: &str) -> Result<Located<Runtime>, ManifestError> {
+pub(super) fn runtime(
+    walk: &Walk,
+    node: &Node,
+    path: &str,
+) -> Result<Located<Runtime>, ManifestError> {
     let names = runtime_names();
     let wanted = format!("one of {}", names.join(", "));
     let Value::Str(text) = &node.value else {

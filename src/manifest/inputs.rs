@@ -1,13 +1,15 @@
 //! The values `${key}` reads, and where each came from: a declared input resolves `--var` first,
 //! then its `infer`, then its `default`; a `vars` entry is overridden by `--var`; `${fleet_dir}` is
-//! the caller's; `${repo}` with no input or var of that name is inferred like `infer = "repo"`.
+//! the caller's; `${repo}` with no input or var of that name is inferred like `infer = "repo"`;
+//! `${model}` is bound only while a pipeline stage that fans out over `models` is resolved. A
+//! sub-pipeline sees its parent's values first, then its own inputs and vars for the rest.
 //! Pure: inferring is the caller's [`Infer`], asked at most once per source.
 
 use std::collections::HashMap;
 
 use super::error::ManifestError;
 use super::interpolate::is_var_name;
-use super::schema::{InferFrom, Manifest, RESERVED};
+use super::schema::{InferFrom, Input, RESERVED, Var};
 use super::walk::{index, nearest};
 
 /// How the caller infers a value: the checkout's origin (after `--repo`) or the current branch's
@@ -32,7 +34,7 @@ pub enum BoundFrom {
     Inferred(InferFrom),
     /// The input's `default`.
     Default,
-    /// Set by berth (`${fleet_dir}`).
+    /// Set by berth (`${fleet_dir}`, and `${model}` in a stage that fans out over models).
     Berth,
 }
 
@@ -62,12 +64,17 @@ pub struct Bindings<'a> {
     /// Declared inputs that resolved to nothing, with the reason.
     unset: HashMap<String, String>,
     infer: &'a dyn Infer,
+    /// Where `${model}` has no value, as its error says it: `not in a fleet`.
+    model_unset: &'static str,
 }
 
-/// Resolve the manifest's inputs and vars against `--var` (`cli`, later ones winning), with
+/// Resolve the inputs and vars of a manifest against `--var` (`cli`, later ones winning), with
 /// `${fleet_dir}` bound to `fleet_dir`. A required input with no value is an error at the input.
+/// `model_unset` ends the error of a `${model}` outside a fan-out (`not in a fleet`).
 pub fn bind<'a>(
-    manifest: &Manifest,
+    inputs: &[Input],
+    vars: &[Var],
+    model_unset: &'static str,
     cli: &[(String, String)],
     fleet_dir: &str,
     infer: &'a dyn Infer,
@@ -91,24 +98,80 @@ pub fn bind<'a>(
         bound: Vec::new(),
         unset: HashMap::new(),
         infer,
+        model_unset,
     };
-    for input in &manifest.inputs {
+    for input in inputs {
         let key = input.name.value.as_str();
         if let Some(value) = given.remove(key) {
             bindings.bind(key, value, BoundFrom::Cli);
             continue;
         }
+        bindings.bind_input(input)?;
+    }
+    for var in vars {
+        let key = var.name.value.as_str();
+        match given.remove(key) {
+            Some(value) => bindings.bind(key, value, BoundFrom::Cli),
+            None => bindings.bind(key, &var.value.value, BoundFrom::Vars),
+        }
+    }
+    // What `--var` gives beyond the manifest's names, in the order given.
+    for (key, _) in cli {
+        if let Some(value) = given.remove(key.as_str()) {
+            bindings.bind(key, value, BoundFrom::Cli);
+        }
+    }
+    bindings.bind("fleet_dir", fleet_dir, BoundFrom::Berth);
+    Ok(bindings)
+}
+
+impl<'a> Bindings<'a> {
+    /// The values a sub-pipeline with `inputs` and `vars` reads: every value of its parent (so
+    /// `--var` and the parent's vars win), then its own inputs and vars for the keys the parent
+    /// has no value for.
+    pub fn nested(&self, inputs: &[Input], vars: &[Var]) -> Result<Bindings<'a>, ManifestError> {
+        let mut bindings = Bindings {
+            bound: self.bound.clone(),
+            unset: self.unset.clone(),
+            infer: self.infer,
+            model_unset: self.model_unset,
+        };
+        for input in inputs {
+            if !bindings.has(&input.name.value) {
+                bindings.unset.remove(&input.name.value);
+                bindings.bind_input(input)?;
+            }
+        }
+        for var in vars {
+            if !bindings.has(&var.name.value) {
+                bindings.unset.remove(&var.name.value);
+                bindings.bind(&var.name.value, &var.value.value, BoundFrom::Vars);
+            }
+        }
+        Ok(bindings)
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.bound.iter().any(|b| b.key == key)
+    }
+
+    /// Bind a declared input not given with `--var`: inferred, else its default, else unset (an
+    /// error now when it is required, else when it is used).
+    fn bind_input(&mut self, input: &Input) -> Result<(), ManifestError> {
+        let key = input.name.value.as_str();
+        let infer = self.infer;
+        let bindings = self;
         let inferred = input
             .infer
             .as_ref()
             .map(|from| (from.value, infer.infer(from.value)));
         if let Some((from, Ok(value))) = &inferred {
             bindings.bind(key, value, BoundFrom::Inferred(*from));
-            continue;
+            return Ok(());
         }
         if let Some(default) = &input.default {
             bindings.bind(key, &default.value, BoundFrom::Default);
-            continue;
+            return Ok(());
         }
         let mut why = format!("not given with --var {key}=<value>");
         if let Some((from, Err(reason))) = &inferred {
@@ -128,25 +191,22 @@ pub fn bind<'a>(
         bindings
             .unset
             .insert(key.to_owned(), format!("input '{key}' has no value: {why}"));
+        Ok(())
     }
-    for var in &manifest.vars {
-        let key = var.name.value.as_str();
-        match given.remove(key) {
-            Some(value) => bindings.bind(key, value, BoundFrom::Cli),
-            None => bindings.bind(key, &var.value.value, BoundFrom::Vars),
-        }
-    }
-    // What `--var` gives beyond the manifest's names, in the order given.
-    for (key, _) in cli {
-        if let Some(value) = given.remove(key.as_str()) {
-            bindings.bind(key, value, BoundFrom::Cli);
-        }
-    }
-    bindings.bind("fleet_dir", fleet_dir, BoundFrom::Berth);
-    Ok(bindings)
 }
 
 impl Bindings<'_> {
+    /// `${model}` is `model` until [`Bindings::unset_model`]: while a fanned-out stage's copy for
+    /// that model is resolved.
+    pub fn set_model(&mut self, model: &str) {
+        self.unset_model();
+        self.bind("model", model, BoundFrom::Berth);
+    }
+
+    pub fn unset_model(&mut self) {
+        self.bound.retain(|b| b.key != "model");
+    }
+
     fn bind(&mut self, key: &str, value: &str, from: BoundFrom) {
         self.bound.push(Binding {
             key: key.to_owned(),
@@ -164,7 +224,7 @@ impl Bindings<'_> {
             return Err(why.clone());
         }
         if let Some((_, why)) = RESERVED.iter().find(|(reserved, _)| *reserved == key) {
-            return Err(format!("{why}, not in a fleet"));
+            return Err(format!("{why}, {}", self.model_unset));
         }
         if key == InferFrom::Repo.name() {
             // The seed's `${repo}` works with no input declared: the checkout's origin.

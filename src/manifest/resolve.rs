@@ -1,7 +1,8 @@
 //! Each agent of a manifest resolved to what it runs with: every field merged (per-agent, then
-//! its profile, then `defaults`), its strings interpolated, its worktree group decided, and for
-//! each field the layer and place it came from, for `--dry-run` to show. Pure: profiles are read
-//! through the caller's [`Files`] and inputs inferred through its [`Infer`].
+//! its profile, then `defaults`; in a pipeline, a stage's `models` entry is the `type`), its
+//! strings interpolated, its worktree group decided, and for each field the layer and place it
+//! came from, for `--dry-run` and `pipeline show` to show. Pure: profiles are read through the
+//! caller's [`Files`] and inputs inferred through its [`Infer`].
 
 use std::collections::HashMap;
 use std::fmt;
@@ -22,7 +23,8 @@ use crate::orchestrator::runtime::Runtime;
 pub struct Context<'a> {
     /// `--var key=value`, in the order given (a later one wins).
     pub vars: &'a [(String, String)],
-    /// The fleet's shared folder (`<common dir>/berth/fleets/<fleet>/shared`): `${fleet_dir}`.
+    /// The fleet's shared folder (`<common dir>/berth/fleets/<fleet>/shared`), or a pipeline
+    /// run's: `${fleet_dir}`.
     pub fleet_dir: &'a str,
     /// `${XDG_CONFIG_HOME:-~/.config}` ([`profile::config_home`]), where profiles live.
     pub config_home: Option<&'a Path>,
@@ -35,8 +37,11 @@ pub enum Layer {
     Agent,
     /// In the profile of this name.
     Profile(String),
-    /// In the manifest's `defaults`.
+    /// In the manifest's `defaults` (in a sub-pipeline, its own, then its parent's: the place
+    /// names the file).
     Defaults,
+    /// An entry of the pipeline stage's `models`: the `type` of that stage's copy.
+    Models,
 }
 
 impl fmt::Display for Layer {
@@ -45,6 +50,7 @@ impl fmt::Display for Layer {
             Layer::Agent => f.write_str("agent"),
             Layer::Profile(name) => write!(f, "profile {name}"),
             Layer::Defaults => f.write_str("defaults"),
+            Layer::Models => f.write_str("stage models"),
         }
     }
 }
@@ -72,8 +78,12 @@ pub enum Placement {
 /// machine (a local agent has SSH and its auth already) is for the fleet to say.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentSpec {
-    /// Its index in `agents`.
+    /// Its index in `agents` (in a pipeline, in its stage's `agents`; a step's is 0).
     pub index: usize,
+    /// Its field path in the file it is written in: `agents[1]`, `stages[0].agents[1]`, `steps[2]`.
+    pub path: String,
+    /// Its name; in a pipeline, after fan-out (`review-claude`) and a sub-pipeline's prefix, with
+    /// the place of the name as written.
     pub name: Located<String>,
     pub slug: String,
     /// The `type`.
@@ -126,36 +136,32 @@ pub fn resolve(
     files: &dyn Files,
     infer: &dyn Infer,
 ) -> Result<Resolved, ManifestError> {
-    let mut bindings = inputs::bind(manifest, ctx.vars, ctx.fleet_dir, infer)?;
+    let mut bindings = inputs::bind(
+        &manifest.inputs,
+        &manifest.vars,
+        "not in a fleet",
+        ctx.vars,
+        ctx.fleet_dir,
+        infer,
+    )?;
     let mut profiles: Vec<Profile> = Vec::new();
     let mut agents = Vec::with_capacity(manifest.agents.len());
     for (i, agent) in manifest.agents.iter().enumerate() {
-        let layers = Layers {
+        let written = Written {
             index: i,
-            agent,
-            profile: None,
-            defaults: &manifest.defaults,
+            path: index("agents", i),
+            fields: agent,
+            defaults: &[&manifest.defaults],
+            rename: None,
+            runtime: None,
         };
-        let profile_name = layers.pick("profile", |f| &f.profile);
-        let profile = match &profile_name {
-            None => None,
-            Some(name) => Some(match profiles.iter().position(|p| p.name == name.value) {
-                Some(known) => known,
-                None => {
-                    let located = Located {
-                        value: name.value.clone(),
-                        at: name.at.clone(),
-                    };
-                    profiles.push(profile::load(&located, &name.path, ctx.config_home, files)?);
-                    profiles.len() - 1
-                }
-            }),
-        };
-        let layers = Layers {
-            profile: profile.map(|p| &profiles[p]),
-            ..layers
-        };
-        agents.push(layers.spec(profile_name, &mut bindings)?);
+        agents.push(resolve_agent(
+            &written,
+            ctx,
+            files,
+            &mut profiles,
+            &mut bindings,
+        )?);
     }
     check_groups(&agents)?;
     Ok(Resolved {
@@ -165,18 +171,66 @@ pub fn resolve(
     })
 }
 
+/// One agent as written, and what its place in a pipeline adds.
+pub(super) struct Written<'a> {
+    /// Its index in its list of agents.
+    pub index: usize,
+    /// Its field path in its file.
+    pub path: String,
+    pub fields: &'a AgentFields,
+    /// The `defaults` that apply, nearest file first.
+    pub defaults: &'a [&'a AgentFields],
+    /// The name and slug it runs under, when not its own (after fan-out or a sub-pipeline's
+    /// prefix).
+    pub rename: Option<(String, String)>,
+    /// The `type` its stage's `models` entry gives, winning over every layer.
+    pub runtime: Option<Sourced<Runtime>>,
+}
+
+/// The agent `written`, resolved; the profile it names is read once into `profiles`.
+pub(super) fn resolve_agent(
+    written: &Written<'_>,
+    ctx: &Context<'_>,
+    files: &dyn Files,
+    profiles: &mut Vec<Profile>,
+    bindings: &mut Bindings<'_>,
+) -> Result<AgentSpec, ManifestError> {
+    let layers = Layers {
+        written,
+        profile: None,
+    };
+    let profile_name = layers.pick("profile", |f| &f.profile);
+    let profile = match &profile_name {
+        None => None,
+        Some(name) => Some(match profiles.iter().position(|p| p.name == name.value) {
+            Some(known) => known,
+            None => {
+                let located = Located {
+                    value: name.value.clone(),
+                    at: name.at.clone(),
+                };
+                profiles.push(profile::load(&located, &name.path, ctx.config_home, files)?);
+                profiles.len() - 1
+            }
+        }),
+    };
+    let layers = Layers {
+        profile: profile.map(|p| &profiles[p]),
+        ..layers
+    };
+    layers.spec(profile_name, bindings)
+}
+
 /// The layers of one agent, most specific first.
 struct Layers<'a> {
-    index: usize,
-    agent: &'a AgentFields,
+    written: &'a Written<'a>,
     profile: Option<&'a Profile>,
-    defaults: &'a AgentFields,
 }
 
 impl Layers<'_> {
     /// The layers in precedence order, each with its layer and field-path prefix.
     fn each(&self) -> Vec<(&AgentFields, Layer, String)> {
-        let mut out = vec![(self.agent, Layer::Agent, index("agents", self.index))];
+        let mut out = vec![(self.written.fields, Layer::Agent, self.written.path.clone())];
         if let Some(profile) = self.profile {
             out.push((
                 &profile.fields,
@@ -184,7 +238,9 @@ impl Layers<'_> {
                 String::new(),
             ));
         }
-        out.push((self.defaults, Layer::Defaults, "defaults".to_owned()));
+        for defaults in self.written.defaults {
+            out.push((defaults, Layer::Defaults, "defaults".to_owned()));
+        }
         out
     }
 
@@ -218,20 +274,28 @@ impl Layers<'_> {
         profile: Option<Sourced<String>>,
         bindings: &mut Bindings<'_>,
     ) -> Result<AgentSpec, ManifestError> {
-        let agent = self.agent;
-        let (Some(name), Some(slug)) = (agent.name.clone(), agent.slug.clone()) else {
+        let agent = self.written.fields;
+        let (Some(mut name), Some(mut slug)) = (agent.name.clone(), agent.slug.clone()) else {
             return Err(ManifestError::at(
                 &agent.at,
-                &child(&index("agents", self.index), "name"),
+                &child(&self.written.path, "name"),
                 "required: the agent's name",
             ));
         };
-        let Some(runtime) = self.pick("type", |f| &f.runtime) else {
+        if let Some((renamed, reslug)) = &self.written.rename {
+            name.value.clone_from(renamed);
+            slug.clone_from(reslug);
+        }
+        let runtime = match &self.written.runtime {
+            Some(runtime) => Some(runtime.clone()),
+            None => self.pick("type", |f| &f.runtime),
+        };
+        let Some(runtime) = runtime else {
             let mut names = Runtime::names();
             names.sort_unstable();
             return Err(ManifestError::at(
                 &agent.at,
-                &child(&index("agents", self.index), "type"),
+                &child(&self.written.path, "type"),
                 format!(
                     "required: one of {}, set on the agent, its profile or defaults",
                     names.join(", ")
@@ -275,7 +339,8 @@ impl Layers<'_> {
             Some(WorktreeKey::Outside) => Placement::Outside,
         };
         Ok(AgentSpec {
-            index: self.index,
+            index: self.written.index,
+            path: self.written.path.clone(),
             name,
             slug,
             runtime,
@@ -406,7 +471,9 @@ fn relative_to_file(at: &Place, path: &str) -> PathBuf {
 /// Two group names that slug alike but are spelled differently are refused, not merged: the
 /// person meant either one group or two, and berth will not guess which. An agent in its own
 /// worktree spells its group with its name.
-fn check_groups(agents: &[AgentSpec]) -> Result<(), ManifestError> {
+pub(super) fn check_groups<'a>(
+    agents: impl IntoIterator<Item = &'a AgentSpec>,
+) -> Result<(), ManifestError> {
     // Each group's slug, with the first spelling of it and that spelling's field.
     let mut groups: HashMap<&str, (&str, String)> = HashMap::new();
     for agent in agents {
@@ -423,7 +490,7 @@ fn check_groups(agents: &[AgentSpec]) -> Result<(), ManifestError> {
             _ => (
                 agent.name.value.as_str(),
                 &agent.name.at,
-                child(&index("agents", agent.index), "name"),
+                child(&agent.path, "name"),
             ),
         };
         match groups.get(group.as_str()) {

@@ -1,5 +1,5 @@
-//! The fleet's worktrees, planned before anything is made (atrium's `plan_worktrees`): one per
-//! group, in the order agents first name it, with its branch `<branchPrefix><fleet>/<group>` and
+//! The worktrees of a fleet or a pipeline, planned before anything is made (atrium's
+//! `plan_worktrees`): one per group (across all of a pipeline's stages), in the order agents first name it, with its branch `<branchPrefix><fleet>/<group>` and
 //! the agents that share it. Agents with `worktree = false` have none. Pure.
 
 use super::resolve::{AgentSpec, Placement};
@@ -20,7 +20,11 @@ pub fn branch_name(prefix: &str, fleet: &str, group: &str) -> String {
 }
 
 /// The worktrees `agents` of fleet `fleet` (its slug) need, one per group.
-pub fn plan_worktrees(fleet: &str, prefix: &str, agents: &[AgentSpec]) -> Vec<WorktreePlan> {
+pub fn plan_worktrees<'a>(
+    fleet: &str,
+    prefix: &str,
+    agents: impl IntoIterator<Item = &'a AgentSpec>,
+) -> Vec<WorktreePlan> {
     let mut plans: Vec<WorktreePlan> = Vec::new();
     for agent in agents {
         let Placement::Worktree { group } = &agent.placement else {
