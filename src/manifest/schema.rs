@@ -1,6 +1,7 @@
 //! A manifest's top level as written: its name, description, inputs, examples, tags, defaults,
-//! vars, agents and the fleet's worktree settings, each checked for type and form, with the place
-//! it was written kept for the errors that come later. Pure: a tree in, a [`Manifest`] out.
+//! vars, worktree settings, and either a fleet's `agents` or a pipeline's `steps` or `stages`
+//! (never both), each checked for type and form, with the place it was written kept for the errors
+//! that come later. Pure: a tree in, a [`Manifest`] or a [`Pipeline`] out.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,10 +9,11 @@ use std::sync::Arc;
 use super::agent::{self, AgentFields, Role};
 use super::error::{Located, ManifestError, Place};
 use super::interpolate::is_var_name;
+use super::stage::{self, Layout, Stage};
 use super::tree::{Entry, Node, Value, printable};
 use super::walk::{Walk, child, index};
 
-/// The top-level fields a fleet manifest accepts.
+/// The top-level fields a manifest accepts (a fleet's `agents`, a pipeline's `steps` or `stages`).
 pub const FIELDS: &[&str] = &[
     "name",
     "description",
@@ -21,6 +23,8 @@ pub const FIELDS: &[&str] = &[
     "defaults",
     "vars",
     "agents",
+    "steps",
+    "stages",
     "worktrees",
     "worktree_base",
     "worktree_seed",
@@ -63,6 +67,45 @@ pub struct Manifest {
     pub worktree_base: Option<Located<String>>,
     /// Untracked files copied into each worktree the fleet makes, relative to the checkout.
     pub worktree_seed: Vec<Located<String>>,
+}
+
+/// A pipeline manifest as written: the top level a fleet has, with stages instead of agents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pipeline {
+    /// The file as the caller named it; every place in the manifest names it.
+    pub file: Arc<str>,
+    pub name: Located<String>,
+    /// The name's slug: the pipeline's folder and branch component.
+    pub slug: String,
+    pub description: Option<Located<String>>,
+    pub inputs: Vec<Input>,
+    pub examples: Vec<Located<String>>,
+    pub tags: Vec<Located<String>>,
+    /// The fields every agent inherits; all unset when the manifest has no `defaults`.
+    pub defaults: AgentFields,
+    pub vars: Vec<Var>,
+    /// `steps` or `stages`.
+    pub layout: Layout,
+    /// The stages in the order written.
+    pub stages: Vec<Stage>,
+    pub worktrees: Option<Located<bool>>,
+    pub worktree_base: Option<Located<String>>,
+    pub worktree_seed: Vec<Located<String>>,
+}
+
+/// A manifest of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Document {
+    Fleet(Manifest),
+    Pipeline(Pipeline),
+}
+
+/// Which kind of manifest a caller reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Fleet,
+    Pipeline,
+    Either,
 }
 
 /// A declared input: a value the person gives with `--var`, or berth infers, or the default.
@@ -112,8 +155,105 @@ pub struct Var {
     pub value: Located<String>,
 }
 
-/// The manifest in `tree`, read from `file`.
+/// The fleet manifest in `tree`, read from `file`; a pipeline is refused with the command that
+/// runs it.
 pub fn read(file: &Arc<str>, tree: &Node) -> Result<Manifest, ManifestError> {
+    match read_top(file, tree, Want::Fleet)? {
+        Document::Fleet(manifest) => Ok(manifest),
+        Document::Pipeline(_) => Err(ManifestError::file(file, "not a fleet manifest")),
+    }
+}
+
+/// The pipeline manifest in `tree`, read from `file`; a fleet is refused with the command that
+/// starts it.
+pub fn read_pipeline(file: &Arc<str>, tree: &Node) -> Result<Pipeline, ManifestError> {
+    match read_top(file, tree, Want::Pipeline)? {
+        Document::Pipeline(pipeline) => Ok(pipeline),
+        Document::Fleet(_) => Err(ManifestError::file(file, "not a pipeline manifest")),
+    }
+}
+
+/// The manifest in `tree`, fleet or pipeline, read from `file`.
+pub fn read_document(file: &Arc<str>, tree: &Node) -> Result<Document, ManifestError> {
+    read_top(file, tree, Want::Either)
+}
+
+/// The kind of the manifest whose top level is `entries`, from the key that lists its agents or
+/// stages; a manifest with keys of both kinds, or with both `steps` and `stages`, is refused at
+/// the second.
+fn kind_of(walk: &Walk, entries: &[Entry], want: Want) -> Result<Option<Layout>, ManifestError> {
+    let mut fleet: Option<&Entry> = None;
+    let mut pipeline: Option<(&Entry, Layout)> = None;
+    for entry in entries {
+        let path = entry.key.as_str();
+        match path {
+            "agents" => {
+                if let Some((first, _)) = pipeline {
+                    return Err(walk.error(
+                        entry.key_pos,
+                        path,
+                        format!(
+                            "a manifest is a fleet (agents) or a pipeline (steps or stages), not \
+                             both, and this one lists {} too",
+                            first.key
+                        ),
+                    ));
+                }
+                fleet = Some(entry);
+            }
+            "steps" | "stages" => {
+                let layout = if path == "steps" {
+                    Layout::Steps
+                } else {
+                    Layout::Stages
+                };
+                if let Some((first, _)) = pipeline {
+                    return Err(walk.error(
+                        entry.key_pos,
+                        path,
+                        format!(
+                            "a pipeline lists steps or stages, not both, and this one lists {} too",
+                            first.key
+                        ),
+                    ));
+                }
+                if fleet.is_some() {
+                    return Err(walk.error(
+                        entry.key_pos,
+                        path,
+                        "a manifest is a fleet (agents) or a pipeline (steps or stages), not \
+                         both, and this one lists agents too",
+                    ));
+                }
+                pipeline = Some((entry, layout));
+            }
+            _ => {}
+        }
+    }
+    match (want, fleet, pipeline) {
+        (Want::Fleet, _, Some((entry, _))) => Err(walk.error(
+            entry.key_pos,
+            &entry.key,
+            format!(
+                "a pipeline field, refused in a fleet: this manifest is a pipeline (it lists \
+                 {}); run it with git berth pipeline run",
+                entry.key
+            ),
+        )),
+        (Want::Pipeline, Some(entry), _) => Err(walk.error(
+            entry.key_pos,
+            &entry.key,
+            "a fleet field, refused in a pipeline: this manifest is a fleet (it lists agents); \
+             start it with git berth fleet up",
+        )),
+        (_, _, Some((_, layout))) => Ok(Some(layout)),
+        (Want::Pipeline, None, None) => Ok(Some(Layout::Stages)),
+        _ => Ok(None),
+    }
+}
+
+/// The manifest in `tree`, of the kind `want` allows.
+fn read_top(file: &Arc<str>, tree: &Node, want: Want) -> Result<Document, ManifestError> {
     let walk = Walk { file: file.clone() };
     let entries = match &tree.value {
         Value::Map(entries) => entries,
@@ -135,7 +275,13 @@ pub fn read(file: &Arc<str>, tree: &Node) -> Result<Manifest, ManifestError> {
     let mut tags = Vec::new();
     let mut defaults = None;
     let mut vars = Vec::new();
+    let layout = kind_of(&walk, entries, want)?;
+    let (kind, defaults_role) = match layout {
+        Some(_) => ("pipeline", Role::PipelineDefaults),
+        None => ("fleet", Role::Defaults),
+    };
     let mut agents = None;
+    let mut stages = None;
     let mut worktrees = None;
     let mut worktree_base = None;
     let mut worktree_seed = Vec::new();
@@ -148,17 +294,22 @@ pub fn read(file: &Arc<str>, tree: &Node) -> Result<Manifest, ManifestError> {
             "inputs" => inputs = read_inputs(&walk, v)?,
             "examples" => examples = walk.strings(v, path)?.value,
             "tags" => tags = walk.strings(v, path)?.value,
-            "defaults" => defaults = Some(agent::read(&walk, v, path, Role::Defaults)?),
+            "defaults" => defaults = Some(agent::read(&walk, v, path, defaults_role)?),
             "vars" => vars = read_vars(&walk, v)?,
             "agents" => agents = Some(read_agents(&walk, entry)?),
+            "steps" => stages = Some(stage::read(&walk, entry, Layout::Steps)?),
+            "stages" => stages = Some(stage::read(&walk, entry, Layout::Stages)?),
             "worktrees" => {
                 let on = walk.boolean(v, path)?;
                 if !on.value {
                     return Err(walk.error(
                         v.pos,
                         path,
-                        "berth never runs a fleet in the primary checkout: each agent has its own \
-                         worktree, or sets worktree = false to run outside any checkout",
+                        format!(
+                            "berth never runs a {kind} in the primary checkout: each agent has \
+                             its own worktree, or sets worktree = false to run outside any \
+                             checkout"
+                        ),
                     ));
                 }
                 worktrees = Some(on);
@@ -169,25 +320,58 @@ pub fn read(file: &Arc<str>, tree: &Node) -> Result<Manifest, ManifestError> {
         }
     }
     let Some(name) = name else {
-        return Err(walk.error(tree.pos, "name", "required: the fleet's name"));
+        return Err(walk.error(tree.pos, "name", format!("required: the {kind}'s name")));
     };
     let slug = crate::slug::slug(&name.value).map_err(|e| {
         ManifestError::at(
             &name.at,
             "name",
             format!(
-                "invalid fleet name '{}': its slug '{}' {}",
+                "invalid {kind} name '{}': its slug '{}' {}",
                 printable(&e.name),
                 e.slug,
                 e.reason
             ),
         )
     })?;
-    let Some(agents) = agents else {
-        return Err(walk.error(tree.pos, "agents", "required: the list of agents to start"));
-    };
     check_names(&inputs, &vars)?;
-    Ok(Manifest {
+    let defaults = defaults.unwrap_or_else(|| AgentFields::empty(walk.place(tree.pos)));
+    if let Some(layout) = layout {
+        let Some(stages) = stages else {
+            return Err(walk.error(
+                tree.pos,
+                layout.key(),
+                "required: the pipeline's steps or stages",
+            ));
+        };
+        return Ok(Document::Pipeline(Pipeline {
+            file: file.clone(),
+            name,
+            slug,
+            description,
+            inputs,
+            examples,
+            tags,
+            defaults,
+            vars,
+            layout,
+            stages,
+            worktrees,
+            worktree_base,
+            worktree_seed,
+        }));
+    }
+    let Some(agents) = agents else {
+        let message = match want {
+            Want::Either => {
+                "required: the list of agents to start (a fleet), or steps or stages \
+                             (a pipeline)"
+            }
+            _ => "required: the list of agents to start",
+        };
+        return Err(walk.error(tree.pos, "agents", message));
+    };
+    Ok(Document::Fleet(Manifest {
         file: file.clone(),
         name,
         slug,
@@ -195,25 +379,22 @@ pub fn read(file: &Arc<str>, tree: &Node) -> Result<Manifest, ManifestError> {
         inputs,
         examples,
         tags,
-        defaults: defaults.unwrap_or_else(|| AgentFields::empty(walk.place(tree.pos))),
+        defaults,
         vars,
         agents,
         worktrees,
         worktree_base,
         worktree_seed,
-    })
+    }))
 }
 
-/// An unknown top-level key, or a pipeline's, refused with what to do.
+/// An unknown top-level key refused with what to do.
 fn top_level_refusal(walk: &Walk, entry: &Entry) -> ManifestError {
     let path = entry.key.as_str();
     match path {
-        "steps" | "stages" => walk.error(
-            entry.key_pos,
-            path,
-            "a pipeline field, refused in a fleet: a fleet lists agents that start together \
-             (pipelines come with git berth pipeline)",
-        ),
+        key if stage::CONTROL_FIELDS.contains(&key) => {
+            walk.error(entry.key_pos, path, agent::refusal(key).unwrap_or_default())
+        }
         key if agent::FIELDS.contains(&key) && key != "name" => walk.error(
             entry.key_pos,
             path,

@@ -179,7 +179,7 @@ fn an_unknown_field_with_nothing_near_lists_the_fields() {
     assert_eq!(
         err,
         "fleet.yaml:2:1: flavour: unknown field; the fields here are name, description, inputs, \
-         examples, tags, defaults, vars, agents, worktrees, worktree_base, worktree_seed"
+         examples, tags, defaults, vars, agents, steps, stages, worktrees, worktree_base, worktree_seed"
     );
 }
 
@@ -284,8 +284,8 @@ fn each_container_only_field_is_refused_in_one_line_saying_why() {
 fn pipeline_fields_are_refused_in_a_fleet() {
     assert_eq!(
         yaml_err("name: f\nsteps:\n  - name: a\n"),
-        "fleet.yaml:2:1: steps: a pipeline field, refused in a fleet: a fleet lists agents that \
-         start together (pipelines come with git berth pipeline)"
+        "fleet.yaml:2:1: steps: a pipeline field, refused in a fleet: this manifest is a \
+         pipeline (it lists steps); run it with git berth pipeline run"
     );
     assert_eq!(
         toml_err("name = \"f\"\n[[agents]]\nname = \"a\"\ndepends_on = \"b\"\n"),
