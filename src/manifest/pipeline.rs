@@ -323,6 +323,7 @@ impl Planner<'_> {
                         ));
                     }
                     let sub = self.read_sub(file, &child(&stage.path, "pipeline"))?;
+                    self.warn_worktree_settings(&sub);
                     let mut sub_bindings = bindings.nested(&sub.inputs, &sub.vars)?;
                     let mut defaults = vec![&sub.defaults];
                     defaults.extend(scope.defaults.iter().copied());
@@ -402,6 +403,23 @@ impl Planner<'_> {
             )?);
         }
         Ok(specs)
+    }
+
+    /// A sub-pipeline's worktree settings are its parent's: its own, if written, are not used.
+    fn warn_worktree_settings(&mut self, sub: &Pipeline) {
+        let written = [
+            ("worktrees", sub.worktrees.as_ref().map(|w| &w.at)),
+            ("worktree_base", sub.worktree_base.as_ref().map(|w| &w.at)),
+            ("worktree_seed", sub.worktree_seed.first().map(|w| &w.at)),
+        ];
+        for (field, at) in written {
+            if let Some(at) = at {
+                self.warnings.push(format!(
+                    "{at}: {field}: not used: a sub-pipeline's agents take the worktree \
+                     settings of the pipeline that runs it"
+                ));
+            }
+        }
     }
 
     /// The sub-pipeline `file` names, read relative to the folder of the file it is written in;

@@ -623,6 +623,28 @@ fn a_stage_with_a_pipeline_and_agents_runs_the_pipeline_and_warns() {
 }
 
 #[test]
+fn a_sub_pipeline_s_own_worktree_settings_are_not_used_and_say_so() {
+    let files = Fake::with(&[(
+        "inner.yaml",
+        "name: inner\nworktree_base: dev\nsteps:\n  - name: only\n    type: pi\n",
+    )]);
+    let p = plan_in(
+        "main.yaml",
+        "name: main\nstages:\n  - name: n\n    pipeline: inner.yaml\n",
+        &[],
+        &files,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        p.warnings,
+        [
+            "inner.yaml:2:16: worktree_base: not used: a sub-pipeline's agents take the worktree \
+          settings of the pipeline that runs it"
+        ]
+    );
+}
+
+#[test]
 fn a_sub_pipeline_stage_takes_no_models() {
     assert_eq!(
         parse_err(
