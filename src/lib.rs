@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod git;
 pub mod hooks;
 pub mod inventory;
+pub mod judge;
 pub mod landing;
 pub mod lockwait;
 pub mod manifest;

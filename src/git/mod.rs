@@ -3,6 +3,7 @@
 //! program runs".
 
 pub mod config;
+pub mod diff;
 pub mod graph;
 pub mod hooks;
 pub mod ignore;

@@ -13,6 +13,7 @@ use crate::error::refuse_with_hint;
 use crate::git::{self, graph, refs};
 use crate::registry::{Record, Store};
 use crate::repo::Context;
+use crate::session::Session;
 use crate::ui::Ui;
 use crate::{clock, names, worktree};
 
@@ -274,6 +275,22 @@ pub struct Given {
 
 /// Approve or reject the head of the managed worktree `name`'s branch, as the caller's session.
 pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Given> {
+    give_as(ctx, name, &ctx.session()?, approve, note, None)
+}
+
+/// [`give`] as the session `reviewer`, which need not be the caller's: a pipeline's judge gives
+/// its verdicts as its own session (`judge:<pipeline>/<run id>`). `reviewer` is the author when
+/// it holds the worktree's claim, and may then approve only where `berth.selfReview` allows, as
+/// for any reviewer. With `seen`, the verdict is for that commit only: when the branch has moved
+/// from it, nothing is recorded, since the reviewer did not see what it points to now.
+pub fn give_as(
+    ctx: &Context,
+    name: &str,
+    reviewer: &Session,
+    approve: bool,
+    note: &str,
+    seen: Option<gix::ObjectId>,
+) -> Result<Given> {
     let registry = Store::new(ctx.state_dir()).load()?;
     let entry = worktree::find(ctx, &registry, name)?;
     let record = &entry.record;
@@ -286,8 +303,24 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
             format!("see it with {} list", names::TOOL),
         )
     })?;
-    let me = ctx.session()?;
-    let author = record.claim.as_ref().filter(|c| me.owns(c));
+    if let Some(seen) = seen
+        && seen != head
+    {
+        return Err(refuse_with_hint(
+            format!(
+                "worktree '{}' moved to {} after its review looked at {}: nothing was recorded",
+                record.name,
+                git::short(&head.to_string()),
+                git::short(&seen.to_string())
+            ),
+            format!(
+                "review the new head: {} review approve|reject '{}'",
+                names::TOOL,
+                record.name
+            ),
+        ));
+    }
+    let author = record.claim.as_ref().filter(|c| reviewer.owns(c));
     let self_review = ctx
         .repo
         .config_snapshot()
@@ -320,7 +353,7 @@ pub fn give(ctx: &Context, name: &str, approve: bool, note: &str) -> Result<Give
     let verdict = Verdict {
         approved: approve,
         commit: head,
-        reviewer: me.id,
+        reviewer: reviewer.id.clone(),
         time: clock::now(),
         note: note.to_owned(),
     };

@@ -59,6 +59,8 @@ pub mod config {
     pub const GATE: &str = "berth.gate";
     /// `true` lets the session that holds a worktree approve its own head.
     pub const SELF_REVIEW: &str = "berth.selfReview";
+    /// The command line a pipeline's judge runs, the prompt added as its last argument.
+    pub const JUDGE_COMMAND: &str = "berth.judge.command";
 }
 
 /// Environment variables berth reads.
@@ -99,6 +101,9 @@ pub mod env {
     /// The exit code an agent ended with, given to its `on_exit`, `on_complete` and `on_fail`
     /// commands (128 + the signal's number when a signal ended it, as a shell reports it).
     pub const AGENT_EXIT: &str = "BERTH_AGENT_EXIT";
+    /// The JSON file of a pipeline judge's candidates (name, worktree, branch, base, diff,
+    /// message), for a judge that is a program rather than a model.
+    pub const JUDGE_CANDIDATES: &str = "BERTH_JUDGE_CANDIDATES";
     /// `1`: `git berth master` prints what it would run and launches nothing.
     pub const MASTER_DRY_RUN: &str = "BERTH_MASTER_DRY_RUN";
 }
@@ -159,6 +164,16 @@ pub const AGENT_SESSION_PREFIX: &str = "agent-";
 pub const TMUX_SESSION_PREFIX: &str = "berth-";
 /// The branch prefix `git berth feat <branch>` adds to a branch without one.
 pub const FEAT_PREFIX: &str = "feat/";
+
+/// The judge command when `berth.judge.command` is not set: Claude Code, one prompt, no session.
+pub const DEFAULT_JUDGE_COMMAND: &str = "claude -p";
+/// The judge's verdict, kept in its pipeline run's folder.
+pub const JUDGE_VERDICT_FILE: &str = "verdict.json";
+/// The judge's candidates as JSON (what [`env::JUDGE_CANDIDATES`] names), in the run's folder.
+pub const JUDGE_CANDIDATES_FILE: &str = "candidates.json";
+/// A pipeline judge's review session is this prefix and `<pipeline>/<run id>`; the `/` keeps it
+/// apart from every session that can hold a claim, since a session id given to berth has none.
+pub const JUDGE_SESSION_PREFIX: &str = "judge:";
 
 /// Machine-wide port blocks and their lock, inside the data dir.
 pub const PORTS_FILE: &str = "ports.toml";
