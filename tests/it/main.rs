@@ -26,6 +26,7 @@ mod guard_sandbox;
 mod hooks;
 mod init_cli;
 mod json_forms;
+mod judge;
 mod lifecycle_model;
 mod list;
 mod locks;
