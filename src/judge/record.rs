@@ -29,6 +29,14 @@ pub fn record(
     verdict: &Verdict,
     entries: &[Entry],
 ) -> Result<Vec<Given>> {
+    if let Some((a, b, branch)) = shared_branch(entries) {
+        return Err(refuse_with_hint(
+            format!(
+                "candidates '{a}' and '{b}' share branch {branch}: one review verdict cannot approve one and reject the other"
+            ),
+            "give each candidate its own worktree (no `worktree = \"<group>\"` on a judged stage)",
+        ));
+    }
     let reviewer = Session {
         id: session.to_owned(),
         pid: std::process::id(),
@@ -75,4 +83,50 @@ pub fn record(
         given.push(one);
     }
     Ok(given)
+}
+
+/// Two candidates on one branch (a shared worktree), and that branch. Pure.
+fn shared_branch(entries: &[Entry]) -> Option<(&str, &str, &str)> {
+    entries.iter().enumerate().find_map(|(i, a)| {
+        entries[i + 1..]
+            .iter()
+            .find(|b| b.branch == a.branch)
+            .map(|b| (a.name.as_str(), b.name.as_str(), a.branch.as_str()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, branch: &str) -> Entry {
+        Entry {
+            name: name.into(),
+            worktree: "/w".into(),
+            branch: branch.into(),
+            base: "main".into(),
+            diff: String::new(),
+            message: String::new(),
+            head: gix::ObjectId::null(gix::hash::Kind::Sha1),
+        }
+    }
+
+    #[test]
+    fn the_judge_session_names_the_pipeline_and_the_run_and_can_hold_no_claim() {
+        let id = session("best-of-n", "20261205-0801");
+        assert_eq!(id, "judge:best-of-n/20261205-0801");
+        assert!(crate::session::validate(&id).is_err());
+    }
+
+    #[test]
+    fn candidates_sharing_a_branch_are_found() {
+        let apart = [entry("a", "berth/p/a"), entry("b", "berth/p/b")];
+        assert_eq!(shared_branch(&apart), None);
+        let shared = [
+            entry("a", "x"),
+            entry("b", "berth/p/g"),
+            entry("c", "berth/p/g"),
+        ];
+        assert_eq!(shared_branch(&shared), Some(("b", "c", "berth/p/g")));
+    }
 }

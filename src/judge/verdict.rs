@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -172,8 +172,11 @@ fn validate(object: &Map<String, Value>, candidates: &[&str]) -> Result<Verdict,
     })
 }
 
-/// Keep `verdict` as `verdict.json` in `run_dir`, written whole or not at all; its path.
+/// Keep `verdict` as `verdict.json` in `run_dir` (made if missing), written whole or not at
+/// all; its path.
 pub fn keep(run_dir: &Path, verdict: &Verdict) -> Result<PathBuf> {
+    std::fs::create_dir_all(run_dir)
+        .with_context(|| format!("cannot make the folder {}", run_dir.display()))?;
     let path = run_dir.join(names::JUDGE_VERDICT_FILE);
     let mut text = serde_json::to_string_pretty(verdict).expect("a verdict always serializes");
     text.push('\n');
