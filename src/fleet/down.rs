@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::clones;
 use super::state::{Fleet, State};
 use crate::clock;
+use crate::orchestrator::folder_trust;
 use crate::orchestrator::terminal::{self, Ended, Target};
 use crate::registry::Store;
 use crate::repo::Context;
@@ -158,19 +159,37 @@ pub fn teardown(ctx: &Context, fleet: &Fleet, state: &State) -> Result<Vec<Outco
         }
         asked.extend(names.into_iter().map(|n| (repo.clone(), n)));
     }
+    let mut gone_trust = Vec::new();
     fleet.update(|s| {
+        gone_trust.clear();
         s.worktrees.retain_mut(|w| {
-            match all.iter().find(|(r, o)| o.name == w.name && *r == w.repo) {
+            let stays = match all.iter().find(|(r, o)| o.name == w.name && *r == w.repo) {
                 Some((_, o)) => {
                     w.kept = o.reason.clone();
                     o.reason.is_some()
                 }
                 // Not managed any more: nothing is left to take down.
                 None => !asked.iter().any(|(r, n)| *n == w.name && *r == w.repo),
+            };
+            if !stays {
+                gone_trust.append(&mut w.trusted);
             }
+            stays
         });
         Ok(())
     })?;
+    // The runtimes' trust records for folders that are gone: a failure to take one out loses
+    // nothing, so it is said and the teardown goes on.
+    for grant in &gone_trust {
+        if let Err(err) = folder_trust::revoke(grant) {
+            ctx.ui.warn(format_args!(
+                "cannot take the trust record for {} out of {}: {}",
+                grant.key,
+                grant.file.display(),
+                crate::error::render(&err).0
+            ));
+        }
+    }
     Ok(all.into_iter().map(|(_, o)| o).collect())
 }
 

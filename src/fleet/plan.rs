@@ -62,6 +62,9 @@ pub struct PlannedAgent {
     /// The worktree it makes runs no setup hook (`allow_setup_scripts = false`).
     #[serde(skip)]
     pub no_setup: bool,
+    /// The folder-trust record `auto_trust` writes before it starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<crate::orchestrator::folder_trust::Grant>,
 }
 
 /// A manifest field of one agent and what it became.
@@ -93,6 +96,9 @@ pub struct Effects {
     pub prompt: Option<String>,
     /// What `fleet up` warns of: a field honoured in part on this machine.
     pub warnings: Vec<String>,
+    /// `auto_trust = true`: the runtime's folder-trust record is written before it starts;
+    /// the index in `fields` of its field, whose meaning depends on the agent's folder.
+    pub auto_trust: Option<usize>,
 }
 
 /// What [`meanings`] needs to know of this machine.
@@ -121,6 +127,7 @@ fn refuse<T>(sourced: &Sourced<T>, message: impl Into<String>) -> ManifestError 
 pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, ManifestError> {
     let mut fx = Effects::default();
     let mut fields = Vec::new();
+    // Each field noted, and its index among them.
     let mut note = |field: &str, value: String, layer: String, became: String| {
         fields.push(Field {
             field: field.to_owned(),
@@ -128,6 +135,7 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             from: layer,
             became,
         });
+        fields.len() - 1
     };
     let from =
         |layer: &crate::manifest::Layer, at: &crate::manifest::Place| format!("{layer} ({at})");
@@ -395,12 +403,19 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
                 .to_owned(),
         );
     }
-    if let Some(t) = spec.auto_trust.as_ref().filter(|t| t.value) {
-        return Err(refuse(
-            t,
-            "not supported yet: berth does not pre-accept a runtime's folder-trust prompt; leave \
-             it out and accept the prompt in the agent's tab (a background agent asks none)",
-        ));
+    if let Some(t) = &spec.auto_trust {
+        let at = note(
+            &t.path,
+            t.value.to_string(),
+            from(&t.layer, &t.at),
+            if t.value {
+                // Where the record goes depends on the folder: `up`'s plan writes it in.
+                String::new()
+            } else {
+                "the runtime asks its folder-trust question as usual".to_owned()
+            },
+        );
+        fx.auto_trust = t.value.then_some(at);
     }
     if let Some(n) = &spec.notify {
         notify(n, background, facts, &mut fx)?;

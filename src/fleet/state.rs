@@ -197,6 +197,9 @@ pub struct WorktreeState {
     /// Why the last `down` or `clean` kept it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
+    /// The runtimes' folder-trust records `auto_trust` wrote for it, taken out with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted: Vec<crate::orchestrator::folder_trust::Grant>,
 }
 
 impl State {
@@ -406,6 +409,7 @@ mod tests {
             branch: "berth/f/a".to_owned(),
             repo,
             kept: None,
+            trusted: Vec::new(),
         };
         fleet
             .update(|s| {

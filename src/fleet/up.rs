@@ -16,6 +16,7 @@ use super::state::{AgentState, Fleet, State, WorktreeState};
 use crate::error::{Refusal, refuse_with_hint};
 use crate::manifest::{self, InferFrom, Placement};
 use crate::orchestrator::agents::{self, Extra, Headless, Launched, Place, Request};
+use crate::orchestrator::folder_trust::{self, Applied};
 use crate::orchestrator::runtime::{self, Norms};
 use crate::registry::Backend;
 use crate::repo::Context;
@@ -191,6 +192,30 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             Placement::Outside => (None, None, shared.clone(), Vec::new()),
         };
         let runtime = spec.runtime.value;
+        let mut fields = fx.fields.clone();
+        let trust = if let Some(field) = fx.auto_trust {
+            // Codex keys a linked worktree's trust by its main checkout: the common dir's parent.
+            let main = match repos.first().and_then(|r| r.clone.as_ref()) {
+                Some(clone) => clone.clone(),
+                None => ctx
+                    .common_dir
+                    .parent()
+                    .map_or_else(|| ctx.common_dir.clone(), Path::to_owned),
+            };
+            let (grant, became) = folder_trust::grant_for(
+                runtime,
+                fx.background,
+                &folder_trust::canonical(&path),
+                &crate::paths::real_or_same(&main),
+                &folder_trust::Homes::from_env(),
+            );
+            if let Some(f) = fields.get_mut(field) {
+                f.became = became;
+            }
+            grant
+        } else {
+            None
+        };
         let base = agents::base_command(ctx, runtime)?;
         let norms_file = ctx
             .state_dir()
@@ -230,7 +255,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             log: fx.background.then(|| fleet.log(&spec.slug)),
             prompt,
             max_cost: spec.max_cost.as_ref().map(|c| c.value.clone()),
-            fields: fx.fields,
+            fields,
             norms,
             runtime_kind: runtime,
             on_exit: spec.on_exit.as_ref().map(|s| s.value.clone()),
@@ -238,6 +263,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             on_fail: spec.on_fail.as_ref().map(|s| s.value.clone()),
             notify: fx.notify.clone(),
             no_setup: fx.no_setup,
+            trust,
         });
     }
     let by_slug: BTreeMap<&str, &str> = resolved
@@ -528,6 +554,7 @@ fn fresh_state(plan: &Plan, kept: Vec<WorktreeState>) -> State {
                 branch: w.branch.clone(),
                 repo: w.repo.clone(),
                 kept: None,
+                trusted: Vec::new(),
             }),
         }
     }
@@ -655,6 +682,38 @@ fn existing_path(ctx: &Context, name: &str) -> Option<PathBuf> {
     registry.find(name).map(|r| r.path.clone())
 }
 
+/// Note in the fleet's state a folder-trust record written for `agent`'s worktree, for `down` to
+/// take out when it removes the worktree.
+fn record_grant(fleet: &Fleet, agent: &PlannedAgent, grant: &folder_trust::Grant) -> Result<()> {
+    let Some(name) = &agent.worktree else {
+        return Ok(());
+    };
+    let repo = agent.repos.first().and_then(|r| r.clone.clone());
+    fleet.update(|state| {
+        if let Some(w) = state
+            .worktrees
+            .iter_mut()
+            .find(|w| &w.name == name && w.repo == repo)
+            && !w.trusted.contains(grant)
+        {
+            w.trusted.push(grant.clone());
+        }
+        Ok(())
+    })
+}
+
+/// An agent that could not be started, `err` recorded in the fleet's state as the reason.
+fn not_started(fleet: &Fleet, agent: &PlannedAgent, err: &anyhow::Error) -> Started {
+    let why = crate::error::render(err).0;
+    let _ = fleet.update_agent(&agent.slug, |s| s.error = Some(why.clone()));
+    Started {
+        name: agent.name.clone(),
+        agent: agent.agent.clone(),
+        error: Some(why),
+        attach: None,
+    }
+}
+
 /// Launch one agent and record how it went in the fleet's state.
 fn launch_one(
     ctx: &Context,
@@ -688,18 +747,27 @@ fn launch_one(
     };
     let ctx = match opened.and_then(|c| other_worktrees(&c, ctx, plan, agent).map(|env| (c, env))) {
         Ok(done) => done,
-        Err(err) => {
-            let why = crate::error::render(&err).0;
-            let _ = fleet.update_agent(&agent.slug, |s| s.error = Some(why.clone()));
-            return Started {
-                name: agent.name.clone(),
-                agent: agent.agent.clone(),
-                error: Some(why),
-                attach: None,
-            };
-        }
+        Err(err) => return not_started(fleet, agent, &err),
     };
     let (ctx, repos_env) = (&ctx.0, ctx.1);
+    if let Some(grant) = &agent.trust {
+        let applied = folder_trust::apply(grant).and_then(|applied| {
+            if applied == Applied::Added {
+                record_grant(fleet, agent, grant)?;
+            }
+            Ok(applied)
+        });
+        match applied {
+            Ok(Applied::Refused) => ctx.ui.warn(format_args!(
+                "{}: {} marks {} untrusted; auto_trust kept your choice",
+                agent.name,
+                grant.file.display(),
+                grant.key
+            )),
+            Ok(_) => {}
+            Err(err) => return not_started(fleet, agent, &err),
+        }
+    }
     let request = Request {
         name: agent.agent.clone(),
         layer: 1,

@@ -5,11 +5,13 @@
 //! - [`identity`]: who may launch whom, each agent's identity, the hatches removed (pure);
 //! - [`norms`]: the worktree norms template (pure);
 //! - [`backend`]: which terminal, and the tmux and herdr command lines (pure);
+//! - [`folder_trust`]: a runtime's folder-trust question answered ahead (`auto_trust`);
 //! - [`terminal`]: the one place tmux and herdr run and agents are signalled;
 //! - [`agents`]: launch, respawn, send, list, through the lifecycle layer and the registry.
 
 pub mod agents;
 pub mod backend;
+pub mod folder_trust;
 pub mod identity;
 pub mod norms;
 pub mod runtime;

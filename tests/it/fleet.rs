@@ -803,3 +803,136 @@ fn allow_setup_scripts_false_makes_its_worktree_without_running_the_setup_hook()
     );
     f.sb.berth_ok(&f.repo, &["fleet", "down", "hooks"]);
 }
+
+#[test]
+fn auto_trust_writes_each_runtimes_own_trust_record_before_it_starts_and_down_takes_it_out() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    // Stand-ins for pi and codex: each copies its runtime's trust file, as it finds it when it
+    // starts, into the fleet's shared folder.
+    let bin = f.sb.root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (name, file) in [
+        ("pi", ".pi/agent/trust.json"),
+        ("codex", ".codex/config.toml"),
+    ] {
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\ncat \"$HOME/{file}\" > \"$BERTH_FLEET_DIR/{name}-saw\"\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        f.sb.git(
+            &f.repo,
+            &[
+                "config",
+                &format!("berth.runtime.{name}.command"),
+                script.to_str().unwrap(),
+            ],
+        );
+    }
+    // What the person had already: kept, byte for byte, around berth's addition.
+    let codex_config = f.sb.home().join(".codex/config.toml");
+    std::fs::create_dir_all(codex_config.parent().unwrap()).unwrap();
+    std::fs::write(&codex_config, "# mine\nmodel = \"o3\"\n").unwrap();
+    let manifest = f.manifest(
+        "trusting.yaml",
+        "name: trusting\ndefaults:\n  background: true\n  prompt: go\n  auto_trust: true\n\
+         agents:\n  - name: p\n    type: pi\n  - name: c\n    type: codex\n  - name: s\n    type: shell\n    prompt: \"true\"\n",
+    );
+    let plan =
+        f.sb.berth_json(&f.repo, &["fleet", "up", &manifest, "--dry-run", "--json"]);
+    let became = |name: &str| {
+        plan["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == name)
+            .unwrap()["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["field"] == "defaults.auto_trust")
+            .unwrap()["became"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(became("p").contains("trust.json"), "{}", became("p"));
+    assert!(became("c").contains("trust_level"), "{}", became("c"));
+    assert!(
+        became("s").starts_with("nothing to write"),
+        "{}",
+        became("s")
+    );
+    assert!(
+        !f.sb.home().join(".pi").exists(),
+        "a dry run wrote a trust record"
+    );
+
+    f.up(&manifest);
+    let fleet = f.exited("trusting");
+    let p_path = real(Path::new(agent(&fleet, "p")["path"].as_str().unwrap()));
+    let pi_saw: Value = serde_json::from_str(&f.read_shared("trusting", "pi-saw")).unwrap();
+    assert_eq!(pi_saw[p_path.to_str().unwrap()], true, "{pi_saw}");
+    let codex_saw = f.read_shared("trusting", "codex-saw");
+    let main = real(&f.repo);
+    let saw: toml::Table = toml::from_str(&codex_saw).unwrap();
+    assert_eq!(
+        saw["projects"][main.to_str().unwrap()]["trust_level"].as_str(),
+        Some("trusted"),
+        "{codex_saw}"
+    );
+    assert!(
+        codex_saw.starts_with("# mine\nmodel = \"o3\"\n"),
+        "{codex_saw}"
+    );
+
+    // Down removes the clean, merged worktrees and the per-folder records with them; Codex's
+    // names the main checkout, which other worktrees share, and stays.
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "trusting"]);
+    assert!(!p_path.exists());
+    let trust = std::fs::read_to_string(f.sb.home().join(".pi/agent/trust.json")).unwrap();
+    let trust: Value = serde_json::from_str(&trust).unwrap();
+    assert_eq!(
+        trust,
+        serde_json::json!({}),
+        "the record outlived its worktree"
+    );
+    let codex_after = std::fs::read_to_string(&codex_config).unwrap();
+    assert_eq!(codex_after.trim(), codex_saw.trim());
+}
+
+#[test]
+fn a_trust_file_berth_cannot_read_is_refused_naming_it_and_left_as_it_was() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let f = Fixture::new();
+    let script = f.sb.root.join("pi");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    f.sb.git(
+        &f.repo,
+        &[
+            "config",
+            "berth.runtime.pi.command",
+            script.to_str().unwrap(),
+        ],
+    );
+    let trust = f.sb.home().join(".pi/agent/trust.json");
+    std::fs::create_dir_all(trust.parent().unwrap()).unwrap();
+    std::fs::write(&trust, "{ broken").unwrap();
+    let manifest = f.manifest(
+        "broken.yaml",
+        "name: broken\nagents:\n  - name: p\n    type: pi\n    background: true\n    prompt: go\n    auto_trust: true\n",
+    );
+    let out = f.sb.berth(&f.repo, &["fleet", "up", &manifest]);
+    let all = outputs(&out);
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains(&format!("{}: is not valid JSON", trust.display())),
+        "{all}"
+    );
+    assert_eq!(std::fs::read_to_string(&trust).unwrap(), "{ broken");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "broken"]);
+}
