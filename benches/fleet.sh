@@ -51,8 +51,19 @@ for ((r = 0; r < RUNS; r++)); do
     fi
 done
 gm=$(median "${G[@]}") bm=$(median "${B[@]}")
+# The processor time (user + system) of one more run of each: making a worktree is mostly the
+# kernel creating its files, so no side can go below its processor time shared over the cores.
+cpu_ms() {
+    local out=$WORK/cpu
+    { TIMEFORMAT='%U %S'; time "$@" 2> /dev/null; } 2> "$out"
+    awk '{ printf "%d", ($1 + $2) * 1000 }' "$out"
+}
+gc=$(cpu_ms git_side); git_down
+bc=$(cpu_ms berth_side); berth_down
 echo "machine: $(nproc) cores; $(df -T "$WORK" | awk 'NR==2 {print $2}') at $WORK"
 echo "repository: $FILES files in $DIRS folders; $AGENTS worktrees; $RUNS runs"
 echo "git worktree add -b x$AGENTS: ${G[*]} ms (median $gm)"
 echo "git berth fleet up:          ${B[*]} ms (median $bm)"
 awk -v b="$bm" -v g="$gm" 'BEGIN { printf "ratio: %.2f of git'"'"'s time (goal: under 0.3)\n", b / g }'
+echo "processor time of one run: git $gc ms, berth $bc ms ($((gc / AGENTS)) and $((bc / AGENTS)) ms a worktree)"
+awk -v bc="$bc" -v g="$gm" -v n="$(nproc)" 'BEGIN { printf "floor: berth on all %d cores at once would still take %.2f of git'"'"'s time\n", n, bc / n / g }'
