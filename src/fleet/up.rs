@@ -77,31 +77,10 @@ pub struct PlannedWorktree {
 
 /// The manifest at `ask.manifest`, read, resolved and planned. Nothing is changed.
 pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
-    let text = std::fs::read_to_string(ask.manifest).map_err(|e| {
-        refuse_with_hint(
-            format!(
-                "cannot read the manifest {}: {}",
-                ask.manifest,
-                crate::error::io_reason(&e)
-            ),
-            "name a fleet manifest (.toml, .yaml or .yml); examples are in share/examples/fleets/",
-        )
-    })?;
-    let m = manifest::parse(ask.manifest, &text).map_err(manifest_error)?;
+    let m = read_manifest(ask.manifest)?;
     let fleet = Fleet::new(&ctx.state_dir(), &m.slug);
-    let shared = fleet.shared();
-    let shared_text = shared.display().to_string();
-    let home = dirs::home_dir();
-    let config_home = manifest::config_home(
-        std::env::var_os("XDG_CONFIG_HOME").as_deref(),
-        home.as_deref(),
-    );
-    let files = |path: &Path| match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(crate::error::io_reason(&e)),
-    };
-    let infer = |from: InferFrom| infer(ctx, from);
+    let shared_text = fleet.shared().display().to_string();
+    let config_home = config_home();
     let resolved = manifest::resolve(
         &m,
         &manifest::Context {
@@ -109,14 +88,73 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             fleet_dir: &shared_text,
             config_home: config_home.as_deref(),
         },
-        &files,
-        &infer,
+        &read_optional,
+        &|from: InferFrom| infer(ctx, from),
     )
     .map_err(manifest_error)?;
+    plan_agents(
+        ctx,
+        ask.manifest,
+        &m,
+        &m.slug,
+        &fleet,
+        &resolved.agents,
+        &resolved.bindings,
+    )
+}
+
+/// The manifest at `path`, parsed; a file that cannot be read is refused naming it.
+pub fn read_manifest(path: &str) -> Result<manifest::Manifest> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        refuse_with_hint(
+            format!(
+                "cannot read the manifest {path}: {}",
+                crate::error::io_reason(&e)
+            ),
+            "name a manifest (.toml, .yaml or .yml); examples are in share/examples/",
+        )
+    })?;
+    manifest::parse(path, &text).map_err(manifest_error)
+}
+
+/// `${XDG_CONFIG_HOME:-~/.config}`, where profiles and templates live.
+pub fn config_home() -> Option<PathBuf> {
+    manifest::config_home(
+        std::env::var_os("XDG_CONFIG_HOME").as_deref(),
+        dirs::home_dir().as_deref(),
+    )
+}
+
+/// A file's text, none when it does not exist: how profiles and templates are read.
+pub fn read_optional(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(crate::error::io_reason(&e)),
+    }
+}
+
+/// The plan for the resolved agents `specs` of manifest `m` (read from `manifest`): each
+/// agent's worktree, branch, command line and environment. `slug` names the agents
+/// (`<slug>/<agent>`), their worktrees (`<slug>/<group>`) and branches; `fleet` is the folder
+/// that keeps their state, logs and shared folder. A pipeline run plans its agents through
+/// here too, under its own folder and name.
+pub fn plan_agents(
+    ctx: &Context,
+    manifest: &str,
+    m: &manifest::Manifest,
+    slug: &str,
+    fleet: &Fleet,
+    specs: &[manifest::AgentSpec],
+    bindings: &[manifest::Binding],
+) -> Result<Plan> {
+    let shared = fleet.shared();
+    let shared_text = shared.display().to_string();
+    let config_home = config_home();
     let prefix = ctx.branch_prefix();
     let base_dir = ctx.worktree_base()?;
-    let groups = manifest::plan_worktrees(&m.slug, &prefix, &resolved.agents);
-    let worktree_name = |group: &str| format!("{}/{group}", m.slug);
+    let groups = manifest::plan_worktrees(slug, &prefix, specs);
+    let worktree_name = |group: &str| format!("{slug}/{group}");
     let worktree_path = |group: &str| {
         let name = worktree_name(group);
         base_dir.join(crate::slug::slug(&name).unwrap_or(name))
@@ -152,22 +190,23 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
     };
     let read = |path: &Path| std::fs::read_to_string(path).map_err(|e| crate::error::io_reason(&e));
     let installed = crate::orchestrator::terminal::installed;
-    let template = |name: &str| super::templates::find(name, config_home.as_deref(), &files);
+    let template =
+        |name: &str| super::templates::find(name, config_home.as_deref(), &read_optional);
     let facts = Facts {
         this_repo: &this_repo,
         fleet_dir: &fleet.dir,
         read: &read,
         installed: &installed,
         template: &template,
-        bindings: &resolved.bindings,
+        bindings,
     };
-    let mut agents = Vec::with_capacity(resolved.agents.len());
-    for spec in &resolved.agents {
+    let mut agents = Vec::with_capacity(specs.len());
+    for spec in specs {
         let fx = meanings(spec, &facts).map_err(manifest_error)?;
         for warning in &fx.warnings {
             ctx.ui.warn(format_args!("{warning}"));
         }
-        let agent = format!("{}/{}", m.slug, spec.slug);
+        let agent = format!("{slug}/{}", spec.slug);
         let (worktree, branch, path, repos) = match &spec.placement {
             Placement::Worktree { group } => {
                 let repos = match &spec.repos {
@@ -182,7 +221,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
                     .iter()
                     .find(|g| &g.group == group)
                     .map(|g| g.branch.clone())
-                    .unwrap_or_else(|| manifest::branch_name(&prefix, &m.slug, group));
+                    .unwrap_or_else(|| manifest::branch_name(&prefix, slug, group));
                 let path = repos
                     .first()
                     .map(|r| r.path.clone())
@@ -266,19 +305,17 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
             trust,
         });
     }
-    let by_slug: BTreeMap<&str, &str> = resolved
-        .agents
+    let by_slug: BTreeMap<&str, &str> = specs
         .iter()
         .map(|a| (a.slug.as_str(), a.name.value.as_str()))
         .collect();
     Ok(Plan {
         fleet: m.name.value.clone(),
-        slug: m.slug.clone(),
-        manifest: ask.manifest.to_owned(),
+        slug: slug.to_owned(),
+        manifest: manifest.to_owned(),
         folder: fleet.dir.clone(),
         shared,
-        variables: resolved
-            .bindings
+        variables: bindings
             .iter()
             .map(|b| Variable {
                 key: b.key.clone(),
