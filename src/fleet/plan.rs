@@ -116,6 +116,8 @@ pub struct Facts<'a> {
     pub template: &'a dyn Fn(&str) -> Result<super::templates::Template, String>,
     /// The manifest's vars and inputs, which a template's `${key}` may read.
     pub bindings: &'a [crate::manifest::Binding],
+    /// Every agent runs headless, whatever its `background` says (a pipeline's agents).
+    pub headless: bool,
 }
 
 fn refuse<T>(sourced: &Sourced<T>, message: impl Into<String>) -> ManifestError {
@@ -145,7 +147,7 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         from(&spec.runtime.layer, &spec.runtime.at),
         format!("runtime {}", spec.runtime.value.name()),
     );
-    let background = spec.background.as_ref().is_some_and(|b| b.value);
+    let background = facts.headless || spec.background.as_ref().is_some_and(|b| b.value);
     if let Some(t) = &spec.template {
         let filled = template(t, spec, facts)?;
         note(
@@ -193,7 +195,7 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &b.path,
             b.value.to_string(),
             from(&b.layer, &b.at),
-            if b.value {
+            if background {
                 "headless, detached, in the runtime's non-interactive mode; output in its log"
                     .to_owned()
             } else {
@@ -563,6 +565,7 @@ mod tests {
                     crate::fleet::templates::find(name, Some(Path::new("/c")), &|_| Ok(None))
                 },
                 bindings: &bindings,
+                headless: false,
             },
         )
     }

@@ -100,6 +100,7 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
         &fleet,
         &resolved.agents,
         &resolved.bindings,
+        false,
     )
 }
 
@@ -138,7 +139,8 @@ pub fn read_optional(path: &Path) -> Result<Option<String>, String> {
 /// agent's worktree, branch, command line and environment. `slug` names the agents
 /// (`<slug>/<agent>`), their worktrees (`<slug>/<group>`) and branches; `fleet` is the folder
 /// that keeps their state, logs and shared folder. A pipeline run plans its agents through
-/// here too, under its own folder and name.
+/// here too, under its own folder and name, every agent `headless`.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_agents(
     ctx: &Context,
     manifest: &str,
@@ -147,6 +149,7 @@ pub fn plan_agents(
     fleet: &Fleet,
     specs: &[manifest::AgentSpec],
     bindings: &[manifest::Binding],
+    headless: bool,
 ) -> Result<Plan> {
     let shared = fleet.shared();
     let shared_text = shared.display().to_string();
@@ -199,6 +202,7 @@ pub fn plan_agents(
         installed: &installed,
         template: &template,
         bindings,
+        headless,
     };
     let mut agents = Vec::with_capacity(specs.len());
     for spec in specs {
