@@ -15,6 +15,7 @@ pub mod lockwait;
 pub mod manifest;
 pub mod orchestrator;
 pub mod paths;
+pub mod pipeline;
 pub mod ports;
 pub mod registry;
 pub mod render;

@@ -63,7 +63,7 @@ pub struct UpArgs {
     #[arg(value_name = "MANIFEST")]
     pub manifest: String,
     /// Give the manifest's input or var KEY this value (repeatable)
-    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = key_value)]
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = super::key_value)]
     pub vars: Vec<(String, String)>,
     /// The terminal interactive agents open in [default: herdr inside herdr, else tmux]
     #[arg(long, value_enum, value_name = "BACKEND")]
@@ -124,13 +124,6 @@ pub struct SuperviseArgs {
     /// The agent's command line
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<String>,
-}
-
-fn key_value(text: &str) -> Result<(String, String), String> {
-    match text.split_once('=') {
-        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
-        _ => Err(format!("'{text}' is not KEY=VALUE")),
-    }
 }
 
 fn grace(text: &str) -> Result<Duration, String> {

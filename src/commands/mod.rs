@@ -36,6 +36,14 @@ use std::io::Write;
 
 use anyhow::Result;
 
+/// `--var KEY=VALUE` as clap parses it.
+pub fn key_value(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("'{text}' is not KEY=VALUE")),
+    }
+}
+
 /// Data on stdout as pretty JSON, one value per command.
 pub fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<()> {
     // As an I/O error, so that a reader that went away (`| head -1`) is seen as one; berth's own

@@ -501,7 +501,7 @@ pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<St
     std::thread::scope(|scope| {
         let mut lanes = Vec::new();
         for lane in lanes_of(&plan.agents) {
-            let thread_ctx = for_thread(ctx);
+            let thread_ctx = context_for_thread(ctx);
             let fleet = &fleet;
             let supervisor = &supervisor;
             lanes.push(scope.spawn(move || {
@@ -538,6 +538,38 @@ pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<St
             })
         })
         .collect())
+}
+
+/// Ready `plan`'s folder for launches one at a time (a pipeline run's): the clones its agents
+/// need made, its state recorded afresh (`fresh`) or kept as it is (a resumed run), its shared
+/// folder made; the supervisor command its headless agents run under.
+pub fn prepare(ctx: &Context, plan: &Plan, fresh: bool) -> Result<(Fleet, Vec<String>)> {
+    let fleet = Fleet::at(plan.folder.clone());
+    make_clones(ctx, plan)?;
+    fleet.update(|state| {
+        if fresh || state.name.is_empty() {
+            *state = fresh_state(plan, std::mem::take(&mut state.worktrees));
+        }
+        Ok(())
+    })?;
+    std::fs::create_dir_all(&plan.shared)
+        .with_context(|| format!("cannot create {}", plan.shared.display()))?;
+    Ok((fleet.clone(), supervisor_command(&fleet)?))
+}
+
+/// Launch one headless agent of a plan [`prepare`] readied, from a thread of its own (`ctx`
+/// made by [`context_for_thread`]); its old log goes first.
+pub fn launch_headless(
+    ctx: &Context,
+    fleet: &Fleet,
+    plan: &Plan,
+    agent: &PlannedAgent,
+    supervisor: &[String],
+) -> Started {
+    if let Some(log) = &agent.log {
+        let _ = std::fs::remove_file(log);
+    }
+    launch_one(ctx, fleet, plan, agent, None, supervisor)
 }
 
 /// Clone, once each, the other repositories the plan's agents work in; a clone made by an
@@ -660,7 +692,7 @@ fn supervisor_command(fleet: &Fleet) -> Result<Vec<String>> {
 }
 
 /// A context for a launch thread: the same repository and session, its own handle.
-fn for_thread(ctx: &Context) -> Context {
+pub fn context_for_thread(ctx: &Context) -> Context {
     Context {
         repo: ctx.repo.clone(),
         common_dir: ctx.common_dir.clone(),

@@ -157,6 +157,11 @@ pub const FLEET_STATE_LOCK: &str = "state.lock";
 pub const FLEET_SHARED_DIR: &str = "shared";
 /// A headless agent's log inside its fleet's folder: its name's slug and this extension.
 pub const FLEET_LOG_EXT: &str = "log";
+/// Folder inside [`STATE_DIR`] with one folder per pipeline (`runs/<pipeline>/`), and in it one
+/// per run (`<n>/`): its agents' state, logs and shared folder, [`RUN_FILE`] and the verdict.
+pub const RUNS_DIR: &str = "runs";
+/// A pipeline run's record: its stages, agents, exit codes, times and verdict.
+pub const RUN_FILE: &str = "run.json";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the
