@@ -126,6 +126,8 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Feat(commands::feat::FeatArgs),
     // Its help, with where a fleet's state and logs live, is on its arguments.
     Fleet(commands::fleet::FleetArgs),
+    // Its help, with where a run's record and logs live, is on its arguments.
+    Pipeline(commands::pipeline::PipelineArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -328,6 +330,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         }
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
         Command::Fleet(args) => context(cli).and_then(|ctx| commands::fleet::run(&ctx, args, out)),
+        Command::Pipeline(args) => {
+            context(cli).and_then(|ctx| commands::pipeline::run(&ctx, args, out))
+        }
         // `help nosuch` is a usage error, as `git berth nosuch` is.
         Command::Help(args) => {
             let result = commands::help::run(Cli::command(), args, out);

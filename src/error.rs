@@ -17,12 +17,14 @@ pub enum Kind {
     Internal,
     /// The reader of stdout went away (`git berth list | head -1`): not an error, a quiet stop.
     BrokenPipe,
+    /// Ctrl-C (or SIGTERM) stopped a long command, which ended what it started first.
+    Interrupted,
 }
 
 impl Kind {
     /// The exit code: 1 and 2 as git gives them, sysexits.h's `EX_CONFIG` and `EX_SOFTWARE` for
     /// the two a script may want to tell from a refusal, and 141 (128 + SIGPIPE) as a shell reports
-    /// a writer killed by a closed pipe.
+    /// a writer killed by a closed pipe, and 130 (128 + SIGINT) for an interrupted run.
     pub const fn exit_code(self) -> u8 {
         match self {
             Kind::Refusal => 1,
@@ -30,6 +32,7 @@ impl Kind {
             Kind::Configuration => 78,
             Kind::Internal => 70,
             Kind::BrokenPipe => 141,
+            Kind::Interrupted => 130,
         }
     }
 
@@ -41,6 +44,7 @@ impl Kind {
             Kind::Configuration => "configuration",
             Kind::Internal => "internal",
             Kind::BrokenPipe => "broken-pipe",
+            Kind::Interrupted => "interrupted",
         }
     }
 }

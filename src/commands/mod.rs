@@ -20,6 +20,7 @@ pub mod list;
 pub mod log;
 pub mod master;
 pub mod path;
+pub mod pipeline;
 pub mod prune;
 pub mod release;
 pub mod remove;

@@ -95,7 +95,11 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
     plan_agents(
         ctx,
         ask.manifest,
-        &m,
+        &Wide {
+            name: m.name.value.clone(),
+            base: m.worktree_base.as_ref().map(|b| b.value.clone()),
+            seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
+        },
         &m.slug,
         &fleet,
         &resolved.agents,
@@ -106,7 +110,12 @@ pub fn plan(ctx: &Context, ask: &Ask<'_>) -> Result<Plan> {
 
 /// The manifest at `path`, parsed; a file that cannot be read is refused naming it.
 pub fn read_manifest(path: &str) -> Result<manifest::Manifest> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    manifest::parse(path, &read_text(path)?).map_err(manifest_error)
+}
+
+/// The text of the manifest at `path`; a file that cannot be read is refused naming it.
+pub fn read_text(path: &str) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| {
         refuse_with_hint(
             format!(
                 "cannot read the manifest {path}: {}",
@@ -114,8 +123,7 @@ pub fn read_manifest(path: &str) -> Result<manifest::Manifest> {
             ),
             "name a manifest (.toml, .yaml or .yml); examples are in share/examples/",
         )
-    })?;
-    manifest::parse(path, &text).map_err(manifest_error)
+    })
 }
 
 /// `${XDG_CONFIG_HOME:-~/.config}`, where profiles and templates live.
@@ -135,7 +143,19 @@ pub fn read_optional(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
-/// The plan for the resolved agents `specs` of manifest `m` (read from `manifest`): each
+/// What a manifest says for all its agents at once.
+#[derive(Debug, Clone)]
+pub struct Wide {
+    /// Its name, as written.
+    pub name: String,
+    /// `worktree_base`: the ref new worktrees start from; none is HEAD.
+    pub base: Option<String>,
+    /// `worktree_seed`: untracked paths copied into every worktree it makes.
+    pub seed: Vec<String>,
+}
+
+/// The plan for the resolved agents `specs` of a manifest (read from `manifest`; `wide` what it
+/// says for all of them): each
 /// agent's worktree, branch, command line and environment. `slug` names the agents
 /// (`<slug>/<agent>`), their worktrees (`<slug>/<group>`) and branches; `fleet` is the folder
 /// that keeps their state, logs and shared folder. A pipeline run plans its agents through
@@ -144,7 +164,7 @@ pub fn read_optional(path: &Path) -> Result<Option<String>, String> {
 pub fn plan_agents(
     ctx: &Context,
     manifest: &str,
-    m: &manifest::Manifest,
+    wide: &Wide,
     slug: &str,
     fleet: &Fleet,
     specs: &[manifest::AgentSpec],
@@ -276,7 +296,7 @@ pub fn plan_agents(
         let mut env = BTreeMap::new();
         env.insert(names::env::FLEET_DIR.to_owned(), shared_text.clone());
         env.extend(fx.env.clone());
-        let mut norms = fleet_norms(&m.name.value, &shared);
+        let mut norms = fleet_norms(&wide.name, &shared);
         for text in &fx.instructions {
             norms.push('\n');
             norms.push_str(text.trim_end());
@@ -314,7 +334,7 @@ pub fn plan_agents(
         .map(|a| (a.slug.as_str(), a.name.value.as_str()))
         .collect();
     Ok(Plan {
-        fleet: m.name.value.clone(),
+        fleet: wide.name.clone(),
         slug: slug.to_owned(),
         manifest: manifest.to_owned(),
         folder: fleet.dir.clone(),
@@ -329,8 +349,8 @@ pub fn plan_agents(
             .collect(),
         worktrees: planned_worktrees(&groups, &agents, &worktree_name, &worktree_path, &by_slug),
         agents,
-        base: m.worktree_base.as_ref().map(|b| b.value.clone()),
-        seed: m.worktree_seed.iter().map(|s| s.value.clone()).collect(),
+        base: wide.base.clone(),
+        seed: wide.seed.clone(),
     })
 }
 
@@ -394,7 +414,7 @@ fn clone_worktree_base(clone: &Path) -> Result<PathBuf> {
 }
 
 /// A manifest error as berth says it: file, line, column, field, then what is wrong.
-fn manifest_error(err: manifest::ManifestError) -> anyhow::Error {
+pub fn manifest_error(err: manifest::ManifestError) -> anyhow::Error {
     Refusal::from(err).into()
 }
 
@@ -418,7 +438,7 @@ fn this_repo(ctx: &Context) -> Vec<String> {
 
 /// An input's value inferred on this machine: the origin's URL, or the current branch's open
 /// pull request through `gh`.
-fn infer(ctx: &Context, from: InferFrom) -> Result<String, String> {
+pub fn infer(ctx: &Context, from: InferFrom) -> Result<String, String> {
     match from {
         InferFrom::Repo => ctx
             .config_string("remote.origin.url")

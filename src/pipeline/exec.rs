@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -35,6 +36,8 @@ pub struct Stage {
 pub struct JudgeStage {
     pub criteria: Option<String>,
     pub max_diff: usize,
+    /// `auto_pr`: the base branch of the pull request it opens for the winner.
+    pub auto_pr: Option<String>,
     /// The candidates, indices into the plan's agents.
     pub candidates: Vec<usize>,
 }
@@ -65,23 +68,32 @@ pub struct Job<'a> {
     pub stages: &'a [Stage],
     pub dir: &'a Path,
     pub jobs: usize,
-    /// Says each change as it happens.
-    pub report: &'a (dyn Fn(&Event) + Sync),
 }
 
 /// How often a running agent's end is looked for.
 const POLL: Duration = Duration::from_millis(50);
 
 /// Run `job`'s stages that its record (`record`, already saved in the run's folder) does not
-/// hold as done; return the record as the run left it.
-pub fn run(ctx: &Context, job: &Job<'_>, record: RunRecord, fresh: bool) -> Result<RunRecord> {
+/// hold as done, saying each change to `report` (always on this thread, which may hold stdout);
+/// return the record as the run left it.
+pub fn run(
+    ctx: &Context,
+    job: &Job<'_>,
+    record: RunRecord,
+    fresh: bool,
+    report: &mut dyn FnMut(&Event),
+) -> Result<RunRecord> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
     let (fleet, supervisor) = up::prepare(ctx, job.plan, fresh)?;
     let shared = Mutex::new(record);
+    let (tx, rx) = mpsc::channel();
+    let said = Said { rx, report };
+    let mut said = said;
     let runner = Runner {
+        tx: Mutex::new(tx),
         job,
         fleet: &fleet,
         supervisor: &supervisor,
@@ -110,12 +122,14 @@ pub fn run(ctx: &Context, job: &Job<'_>, record: RunRecord, fresh: bool) -> Resu
             for ai in 0..stage.agents.len() {
                 runner.set_agent(si, ai, |a| a.state = Standing::Skipped)?;
             }
+            said.drain();
             continue;
         }
         runner.set_stage(si, Standing::Running, None)?;
+        said.drain();
         let ok = match &stage.judge {
             Some(judge) => runner.judge(ctx, si, judge)?,
-            None => runner.agents(ctx, si, stage)?,
+            None => runner.agents(ctx, si, stage, &mut said)?,
         };
         let state = if stop.load(Ordering::SeqCst) {
             Standing::Interrupted
@@ -125,6 +139,7 @@ pub fn run(ctx: &Context, job: &Job<'_>, record: RunRecord, fresh: bool) -> Resu
             Standing::Failed
         };
         runner.set_stage(si, state, None)?;
+        said.drain();
     }
     let interrupted = stop.load(Ordering::SeqCst);
     if interrupted {
@@ -150,6 +165,7 @@ pub fn run(ctx: &Context, job: &Job<'_>, record: RunRecord, fresh: bool) -> Resu
             }
         }
     })?;
+    said.drain();
     let out = shared
         .into_inner()
         .map_err(|_| crate::error::bug("a pipeline thread panicked"))?;
@@ -190,9 +206,25 @@ fn end_all(fleet: &Fleet) -> Result<()> {
     Ok(())
 }
 
+/// Changes said by the run's threads, handed to the caller's `report` on the run's own thread.
+struct Said<'r> {
+    rx: Receiver<Event>,
+    report: &'r mut dyn FnMut(&Event),
+}
+
+impl Said<'_> {
+    /// Say every change sent so far.
+    fn drain(&mut self) {
+        while let Ok(e) = self.rx.try_recv() {
+            (self.report)(&e);
+        }
+    }
+}
+
 /// What every thread of a run shares (a repository handle is not among it: each thread opens
 /// its own).
 struct Runner<'a> {
+    tx: Mutex<Sender<Event>>,
     job: &'a Job<'a>,
     fleet: &'a Fleet,
     supervisor: &'a [String],
@@ -237,9 +269,15 @@ impl Runner<'_> {
             });
         })?;
         if let Some(e) = event {
-            (self.job.report)(&e);
+            self.say(e);
         }
         Ok(())
+    }
+
+    fn say(&self, e: Event) {
+        if let Ok(tx) = self.tx.lock() {
+            let _ = tx.send(e);
+        }
     }
 
     fn set_agent(&self, si: usize, ai: usize, f: impl FnOnce(&mut AgentRecord)) -> Result<()> {
@@ -263,14 +301,14 @@ impl Runner<'_> {
             }
         })?;
         if let Some(e) = event {
-            (self.job.report)(&e);
+            self.say(e);
         }
         Ok(())
     }
 
     /// Run the agents of stage `si` that are not done, at most `jobs` at once (the agents that
     /// share a worktree one after another); whether every one of them ended with 0.
-    fn agents(&self, ctx: &Context, si: usize, stage: &Stage) -> Result<bool> {
+    fn agents(&self, ctx: &Context, si: usize, stage: &Stage, said: &mut Said<'_>) -> Result<bool> {
         let plan = self.job.plan;
         let todo: Vec<usize> = (0..stage.agents.len())
             .filter(|&ai| self.agent_state(si, ai).redo())
@@ -318,6 +356,13 @@ impl Runner<'_> {
                     }
                 }));
             }
+            // This thread says the workers' changes as they come, until every worker is done.
+            while !handles.iter().all(|h| h.is_finished()) {
+                if let Ok(e) = said.rx.recv_timeout(POLL) {
+                    (said.report)(&e);
+                }
+            }
+            said.drain();
             for h in handles {
                 h.join()
                     .map_err(|_| crate::error::bug("a pipeline thread panicked"))??;
@@ -360,7 +405,8 @@ impl Runner<'_> {
                 .as_ref()
                 .and_then(|s| s.agents.iter().find(|a| a.slug == agent.slug).cloned());
             if let Some(a) = now {
-                let lost = a.ended.is_none() && !a.alive() && !a.supervisor_alive() && a.pid.is_some();
+                let lost =
+                    a.ended.is_none() && !a.alive() && !a.supervisor_alive() && a.pid.is_some();
                 if a.ended.is_some() || lost {
                     let exit = a.exit_code();
                     let ok = exit == Some(0);
@@ -424,7 +470,10 @@ impl Runner<'_> {
                 Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
             }
         }
-        let log = self.job.dir.join(format!("{}.judge.log", record.stages[si].name));
+        let log = self
+            .job
+            .dir
+            .join(format!("{}.judge.log", record.stages[si].name));
         let candidates = self.job.dir.join(names::JUDGE_CANDIDATES_FILE);
         self.change(|r| {
             if let Some(j) = &mut r.stages[si].judge {
@@ -444,7 +493,11 @@ impl Runner<'_> {
         if !ran.status.success() {
             return self.judge_failed(
                 si,
-                format!("the judge ended with {}; its output is in {}", ran.status, log.display()),
+                format!(
+                    "the judge ended with {}; its output is in {}",
+                    ran.status,
+                    log.display()
+                ),
             );
         }
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
@@ -453,7 +506,10 @@ impl Runner<'_> {
             Err(why) => {
                 return self.judge_failed(
                     si,
-                    format!("no valid verdict: {why}; its output is in {}", log.display()),
+                    format!(
+                        "no valid verdict: {why}; its output is in {}",
+                        log.display()
+                    ),
                 );
             }
         };

@@ -4,7 +4,9 @@
 //! `<common dir>/berth/runs/<pipeline>/<n>/`: its agents' state and logs (the fleet's formats),
 //! `run.json`, and the verdict.
 //! - [`record`]: a run's record, `run.json`;
+//! - [`plan`]: a manifest made into stages and the fleet's plan of their agents;
 //! - [`exec`]: running the stages of a planned pipeline.
 
 pub mod exec;
+pub mod plan;
 pub mod record;

@@ -247,7 +247,12 @@ mod tests {
         assert_eq!(load(&a_dir).unwrap(), record);
         assert_eq!(all(&dir).unwrap().len(), 1);
         std::fs::write(a_dir.join(names::RUN_FILE), "{").unwrap();
-        assert!(all(&dir).unwrap_err().to_string().contains("does not parse"));
+        assert!(
+            all(&dir)
+                .unwrap_err()
+                .to_string()
+                .contains("does not parse")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
