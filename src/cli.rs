@@ -128,6 +128,9 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Fleet(commands::fleet::FleetArgs),
     // Its help, with where a run's record and logs live, is on its arguments.
     Pipeline(commands::pipeline::PipelineArgs),
+    // Their help, with the presets and where a person's own live, is on their arguments.
+    PrReview(commands::pipeline::PrReviewArgs),
+    PrFix(commands::pipeline::PrFixArgs),
     /// Print a command's help, or with no command the list of commands
     Help(commands::help::HelpArgs),
 }
@@ -332,6 +335,12 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Fleet(args) => context(cli).and_then(|ctx| commands::fleet::run(&ctx, args, out)),
         Command::Pipeline(args) => {
             context(cli).and_then(|ctx| commands::pipeline::run(&ctx, args, out))
+        }
+        Command::PrReview(args) => {
+            context(cli).and_then(|ctx| commands::pipeline::run_pr_review(&ctx, args, out))
+        }
+        Command::PrFix(args) => {
+            context(cli).and_then(|ctx| commands::pipeline::run_pr_fix(&ctx, args, out))
         }
         // `help nosuch` is a usage error, as `git berth nosuch` is.
         Command::Help(args) => {

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod commands;
 pub mod error;
 pub mod fleet;
+pub mod gh;
 pub mod git;
 pub mod hooks;
 pub mod inventory;

@@ -1,5 +1,6 @@
 //! `git berth pipeline run|show|runs|inspect`: a manifest's stages run in dependency order, each
-//! agent headless in its own worktree, a judge picking the best candidate (`pipeline`).
+//! agent headless in its own worktree, a judge picking the best candidate (`pipeline`); and
+//! `git berth pr-review` / `pr-fix`, a review preset run at a pull request's head.
 
 use std::io::{IsTerminal as _, Write};
 use std::path::PathBuf;
@@ -12,6 +13,7 @@ use crate::error::refuse_with_hint;
 use crate::pipeline::exec::{self, Event, Job};
 use crate::pipeline::plan::{self, Planned};
 use crate::pipeline::record::{self, RunRecord, Standing};
+use crate::pipeline::reviews;
 use crate::render::{Cell, Column, Cut, Paint, Row, Table, Terminal};
 use crate::repo::Context;
 
@@ -208,45 +210,78 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         None => {
             let manifest = args.manifest.as_deref().unwrap_or_default();
             let manifest = absolute(manifest);
-            let made = Mutex::new(None);
-            let planned = plan::plan(ctx, &manifest, &args.vars, &|slug| {
-                let (id, dir) = record::new_run_dir(&state_dir, slug)?;
-                if let Ok(mut m) = made.lock() {
-                    *m = Some(dir.clone());
-                }
-                Ok((id, dir))
-            });
-            let planned = match planned {
-                Ok(p) => p,
-                Err(err) => {
-                    // A plan refused leaves no run behind.
-                    if let Some(dir) = made.lock().ok().and_then(|m| m.clone()) {
-                        let _ = std::fs::remove_dir_all(dir);
-                    }
-                    return Err(err);
-                }
-            };
-            let dir = planned.plan.folder.clone();
-            let rec = exec::fresh_record(
-                &planned.plan,
-                &planned.run_stages,
-                &planned.id,
-                (&planned.pipeline, &planned.slug),
-                planned.description.clone(),
-                &args.vars,
-            );
-            record::save(&dir, &rec)?;
+            let (planned, dir, rec) = start(&state_dir, &args.vars, &|run| {
+                plan::plan(ctx, &manifest, &args.vars, run)
+            })?;
             (planned, dir, rec, true)
         }
     };
+    let done = execute(ctx, &planned, &dir, rec, fresh, args.jobs, args.json, out)?;
+    finish(&done)
+}
+
+/// How a plan names its run, given the pipeline's slug: the run's id and folder.
+type NameRun<'a> = &'a dyn Fn(&str) -> Result<(String, PathBuf)>;
+
+/// A new run: planned by `plan` (given how to make the run's id and folder), its folder made and
+/// its record saved. A plan refused leaves no run behind.
+fn start(
+    state_dir: &std::path::Path,
+    vars: &[(String, String)],
+    plan: &dyn Fn(NameRun<'_>) -> Result<Planned>,
+) -> Result<(Planned, PathBuf, RunRecord)> {
+    let made = Mutex::new(None);
+    let planned = plan(&|slug| {
+        let (id, dir) = record::new_run_dir(state_dir, slug)?;
+        if let Ok(mut m) = made.lock() {
+            *m = Some(dir.clone());
+        }
+        Ok((id, dir))
+    });
+    let planned = match planned {
+        Ok(p) => p,
+        Err(err) => {
+            if let Some(dir) = made.lock().ok().and_then(|m| m.clone()) {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            return Err(err);
+        }
+    };
+    let dir = planned.plan.folder.clone();
+    let rec = exec::fresh_record(
+        &planned.plan,
+        &planned.run_stages,
+        &planned.id,
+        (&planned.pipeline, &planned.slug),
+        planned.description.clone(),
+        vars,
+    );
+    record::save(&dir, &rec)?;
+    Ok((planned, dir, rec))
+}
+
+/// Run the planned pipeline in its folder `dir` from its record `rec` (`fresh` when nothing of it
+/// ran yet), showing each change, then say how it went: its record as JSON with `json`, else a
+/// summary on stderr.
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    ctx: &Context,
+    planned: &Planned,
+    dir: &std::path::Path,
+    rec: RunRecord,
+    fresh: bool,
+    jobs: Option<u16>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<RunRecord> {
     for w in &planned.warnings {
         ctx.ui.warn(format_args!("{w}"));
     }
-    let jobs = args.jobs.map_or_else(
+    let jobs = jobs.map_or_else(
         || std::thread::available_parallelism().map_or(2, |n| n.get()),
         usize::from,
     );
-    let view = View::new(args.json, &rec);
+    let view = View::new(json, &rec);
     let mut report = |e: &Event| view.show(e, &mut *out);
     ctx.ui
         .status(format_args!("run {} of pipeline {}", rec.id, rec.pipeline));
@@ -255,7 +290,7 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         &Job {
             plan: &planned.plan,
             stages: &planned.run_stages,
-            dir: &dir,
+            dir,
             jobs,
         },
         rec,
@@ -263,12 +298,12 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         &mut report,
     )?;
     view.finish();
-    if args.json {
+    if json {
         super::write_json(out, &done)?;
     } else {
         summary(ctx, &done);
     }
-    finish(&done)
+    Ok(done)
 }
 
 /// The manifest's path made absolute, so `--resume` finds it from any folder.
@@ -673,4 +708,242 @@ fn run_inspect(ctx: &Context, args: &InspectArgs, out: &mut dyn Write) -> Result
         writeln!(out, "  reasons: {}", v.reasons)?;
     }
     Ok(())
+}
+
+/// `git berth pr-review`: a review preset run on a pull request.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Review a pull request with agents, and post the review as its comment",
+    long_about = "Review a pull request with coding agents, each headless in a worktree of its \
+own at the pull request's head, and post their review as the pull request's comment.\n\n\
+The pull request's head is fetched from origin (GitHub's refs/pull/<N>/head, or GitLab's \
+refs/merge-requests/<N>/head) into refs/berth/pr/<N>, and every worktree of the run starts \
+there. The agents write the review to review.md in the run's shared folder; when gh is \
+installed it is posted with `gh pr comment <N>`, and either way the command says where it is.\n\n\
+The presets are ordinary pipeline manifests (see `git berth pipeline --help`): dual, the \
+default, has Claude Code and Codex review in parallel, then Codex reconcile the two reviews and \
+fix what holds; claude and codex have that one review; fix has Codex fix what the reviews ask \
+for (as `git berth pr-fix`). Your own ${XDG_CONFIG_HOME:-~/.config}/git-berth/pipelines/reviews/<name>.toml or .yaml is used \
+in place of a built-in of the same name, or as a preset of its own. Each preset declares the \
+inputs repo (inferred from origin) and pr (--pr, else the current branch's pull request as gh \
+finds it).\n\n\
+The run is a pipeline run: `git berth pipeline inspect <id>` shows it and its logs, and the \
+fixes an agent committed are on its worktree's branch, for you to push or ship.",
+    after_help = "Examples:\n  git berth pr-review --pr 42\n  git berth pr-review --preset claude \
+--pr 42 --var focus=security"
+)]
+pub struct PrReviewArgs {
+    /// The preset to run: dual, claude, codex, fix, or one of your own
+    #[arg(long, value_name = "NAME", default_value = reviews::DEFAULT_PRESET)]
+    pub preset: String,
+    #[command(flatten)]
+    pub pr: PrArgs,
+}
+
+/// `git berth pr-fix`: the `fix` preset run on a pull request.
+#[derive(Debug, clap::Args)]
+#[command(
+    about = "Fix what a pull request's reviews ask for, with an agent at its head",
+    long_about = "Run the fix review preset on a pull request: Codex, headless in a worktree at \
+the pull request's head (fetched from origin into refs/berth/pr/<N>), reads the reviews and their \
+comments and makes each fix a commit of its own on its worktree's branch. What it did is written \
+to review.md in the run's shared folder and, when gh is installed, posted as the pull request's \
+comment.\n\n\
+Your own ${XDG_CONFIG_HOME:-~/.config}/git-berth/pipelines/reviews/fix.toml or fix.yaml is used \
+in place of the built-in. The same as `git berth pr-review --preset fix`."
+)]
+pub struct PrFixArgs {
+    #[command(flatten)]
+    pub pr: PrArgs,
+}
+
+/// What `pr-review` and `pr-fix` share.
+#[derive(Debug, clap::Args)]
+pub struct PrArgs {
+    /// The pull request's number [default: the current branch's, as gh finds it]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub pr: Option<u64>,
+    /// Give the preset's input or var KEY this value (repeatable)
+    #[arg(long = "var", value_name = "KEY=VALUE", value_parser = super::key_value)]
+    pub vars: Vec<(String, String)>,
+    /// How many agents run at once [default: the number of cores]
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Print each change as one JSON object a line, then the run's record
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run_pr_review(ctx: &Context, args: &PrReviewArgs, out: &mut dyn Write) -> Result<()> {
+    review_pr(ctx, &args.preset, &args.pr, out)
+}
+
+pub fn run_pr_fix(ctx: &Context, args: &PrFixArgs, out: &mut dyn Write) -> Result<()> {
+    review_pr(ctx, reviews::FIX_PRESET, &args.pr, out)
+}
+
+/// Run the review preset `name` on the pull request `args` names: its head fetched, the run's
+/// worktrees started there, the review posted (or said where it is).
+fn review_pr(ctx: &Context, name: &str, args: &PrArgs, out: &mut dyn Write) -> Result<()> {
+    let config_home = crate::fleet::up::config_home();
+    let listed = |dir: &std::path::Path| {
+        let files: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        reviews::preset_names(&files)
+    };
+    let preset = reviews::find(
+        name,
+        config_home.as_deref(),
+        &crate::fleet::up::read_optional,
+        &listed,
+    )
+    .map_err(|why| {
+        let dir = config_home.as_deref().map_or_else(
+            || "~/.config/git-berth/pipelines/reviews".to_owned(),
+            |h| reviews::user_dir(h).display().to_string(),
+        );
+        refuse_with_hint(
+            why,
+            format!("name one of them with --preset, or write your own as {dir}/{name}.yaml"),
+        )
+    })?;
+    let number = pr_number(ctx, args)?;
+    let mut vars: Vec<(String, String)> = args
+        .vars
+        .iter()
+        .filter(|(k, _)| k != "pr")
+        .cloned()
+        .collect();
+    vars.push(("pr".to_owned(), number.to_string()));
+    let head = fetch_head(ctx, number)?;
+    let state_dir = ctx.state_dir();
+    let (planned, dir, mut rec) = start(&state_dir, &vars, &|run| {
+        plan::plan_text(ctx, &preset.from, &preset.text, &vars, run, Some(&head))
+    })?;
+    // The preset's text, kept with the run, so `pipeline run --resume <id>` can plan it again.
+    let ext = std::path::Path::new(&preset.from)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("yaml");
+    let copy = dir.join(format!("{}.{ext}", crate::names::RUN_MANIFEST));
+    std::fs::write(&copy, &preset.text).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write {}: {}",
+            copy.display(),
+            crate::error::io_reason(&e)
+        )
+    })?;
+    rec.manifest = copy.display().to_string();
+    record::save(&dir, &rec)?;
+    let done = execute(ctx, &planned, &dir, rec, true, args.jobs, args.json, out)?;
+    post_review(ctx, number, &planned.plan.folder, &done);
+    finish(&done)
+}
+
+/// The pull request's number: `--pr`, else `--var pr=N`, else the current branch's as gh finds it.
+fn pr_number(ctx: &Context, args: &PrArgs) -> Result<u64> {
+    if let Some(n) = args.pr {
+        return Ok(n);
+    }
+    let given = args
+        .vars
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "pr")
+        .map(|(_, v)| v.clone());
+    let text = match given {
+        Some(v) => v,
+        None => crate::fleet::up::infer(ctx, crate::manifest::InferFrom::Pr).map_err(|why| {
+            refuse_with_hint(
+                format!("no pull request named, and the current branch's was not found ({why})"),
+                "name it: --pr <number>",
+            )
+        })?,
+    };
+    text.trim()
+        .trim_start_matches('#')
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| {
+            refuse_with_hint(
+                format!("'{text}' is not a pull request's number"),
+                "name it: --pr <number>",
+            )
+        })
+}
+
+/// Fetch pull request `number`'s head from origin into its local ref; that ref.
+fn fetch_head(ctx: &Context, number: u64) -> Result<String> {
+    let remote = "origin";
+    let url = ctx
+        .config_string(&format!("remote.{remote}.url"))
+        .ok_or_else(|| {
+            refuse_with_hint(
+                format!(
+                    "this repository has no {remote} remote to fetch pull request {number} from"
+                ),
+                format!("add it: git remote add {remote} <url>"),
+            )
+        })?;
+    let local = reviews::local_ref(number);
+    let dir = ctx.current.as_deref().unwrap_or(&ctx.common_dir);
+    let mut why = Vec::new();
+    for from in reviews::head_refs(&url, number) {
+        match crate::git::program::fetch_ref(dir, remote, &from, &local) {
+            Ok(()) => {
+                ctx.ui.status(format_args!(
+                    "fetched pull request {number} ({from} of {remote}) into {local}"
+                ));
+                return Ok(local);
+            }
+            Err(e) => why.push(format!("{from}: {e}")),
+        }
+    }
+    Err(refuse_with_hint(
+        format!(
+            "cannot fetch pull request {number} from {remote} ({url}): {}",
+            why.join("; ")
+        ),
+        format!("check that it exists: git ls-remote {remote} 'refs/pull/{number}/*'"),
+    ))
+}
+
+/// Post the run's review as the pull request's comment when gh is installed; say where it is.
+fn post_review(ctx: &Context, number: u64, folder: &std::path::Path, done: &RunRecord) {
+    let file = crate::fleet::Fleet::at(folder.to_path_buf())
+        .shared()
+        .join(crate::names::PR_REVIEW_FILE);
+    if !file.is_file() {
+        ctx.ui.warn(format_args!(
+            "no agent wrote the review {}; see why with: git berth pipeline inspect {}",
+            file.display(),
+            done.id
+        ));
+        return;
+    }
+    if !crate::gh::installed() {
+        ctx.ui.status(format_args!(
+            "gh is not installed, so the review was not posted; it is at {}",
+            file.display()
+        ));
+        return;
+    }
+    let dir = ctx.current.as_deref().unwrap_or(&ctx.common_dir);
+    match crate::gh::pr_comment(dir, number, &file) {
+        Ok(()) => ctx.ui.status(format_args!(
+            "posted the review on pull request {number}; it is also at {}",
+            file.display()
+        )),
+        Err(why) => ctx.ui.warn(format_args!(
+            "{why}; the review is at {}; post it with: gh pr comment {number} --body-file {}",
+            file.display(),
+            file.display()
+        )),
+    }
 }

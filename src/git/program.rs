@@ -1,6 +1,7 @@
 //! The one place berth runs the `git` program. gix 0.91 can fetch but cannot push, so
 //! `ship --push` hands the trunk to `git push`; and the build has none of gix's network
-//! transports, so a fleet's other repository is cloned by `git clone`. Every other read and write
+//! transports, so a fleet's other repository is cloned by `git clone` and a pull request's head
+//! is fetched by `git fetch` (`pr-review`). Every other read and write
 //! of the repository goes through gix. Each call says why it cannot be gix.
 
 use std::path::Path;
@@ -69,4 +70,36 @@ pub fn clone(url: &str, dest: &Path) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `git fetch --quiet --no-tags -- <remote> +<from>:<to>` in `dir`: one ref of the remote (a
+/// pull request's head) into the local ref `to`, moved whatever it held before. On failure, what
+/// git said (its last line) or why it could not run.
+pub fn fetch_ref(dir: &Path, remote: &str, from: &str, to: &str) -> Result<(), String> {
+    // The build enables none of gix's network transports, so gix cannot fetch from a URL; the
+    // git program fetches with the user's own credential helpers and ssh setup. Its output is
+    // kept to say why a ref was not there.
+    let out = Command::new("git")
+        .args(["fetch", "--quiet", "--no-tags", "--", remote])
+        .arg(format!("+{from}:{to}"))
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git fetch: {}", crate::error::io_reason(&e)))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(said
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .map_or_else(
+            || {
+                out.status
+                    .code()
+                    .map_or_else(|| "killed".to_owned(), |c| format!("exit code {c}"))
+            },
+            str::to_owned,
+        ))
 }

@@ -5,8 +5,11 @@
 //! `run.json`, and the verdict.
 //! - [`record`]: a run's record, `run.json`;
 //! - [`plan`]: a manifest made into stages and the fleet's plan of their agents;
-//! - [`exec`]: running the stages of a planned pipeline.
+//! - [`exec`]: running the stages of a planned pipeline;
+//! - [`reviews`]: the review presets `pr-review` and `pr-fix` run, and where a pull request's
+//!   head is published.
 
 pub mod exec;
 pub mod plan;
 pub mod record;
+pub mod reviews;

@@ -66,7 +66,22 @@ pub fn plan(
     run: &dyn Fn(&str) -> Result<(String, PathBuf)>,
 ) -> Result<Planned> {
     let text = up::read_text(path)?;
-    let pipeline = manifest::parse_pipeline(path, &text).map_err(up::manifest_error)?;
+    plan_text(ctx, path, &text, vars, run, None)
+}
+
+/// Plan the pipeline manifest `text`, read from `path` (its errors name it, its sub-pipelines
+/// are found next to it, its extension says TOML or YAML), as [`plan`] does. `base`, when
+/// given, is the ref the run's worktrees start from in place of the manifest's
+/// `worktree_base` (`pr-review`: the pull request's head).
+pub fn plan_text(
+    ctx: &Context,
+    path: &str,
+    text: &str,
+    vars: &[(String, String)],
+    run: &dyn Fn(&str) -> Result<(String, PathBuf)>,
+    base: Option<&str>,
+) -> Result<Planned> {
+    let pipeline = manifest::parse_pipeline(path, text).map_err(up::manifest_error)?;
     let (id, dir) = run(&pipeline.slug)?;
     let fleet = Fleet::at(dir);
     let shared = fleet.shared().display().to_string();
@@ -89,7 +104,9 @@ pub fn plan(
         path,
         &Wide {
             name: pp.name.value.clone(),
-            base: pipeline.worktree_base.as_ref().map(|b| b.value.clone()),
+            base: base
+                .map(str::to_owned)
+                .or_else(|| pipeline.worktree_base.as_ref().map(|b| b.value.clone())),
             seed: pipeline
                 .worktree_seed
                 .iter()

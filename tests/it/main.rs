@@ -34,6 +34,7 @@ mod man;
 mod opencode_plugin;
 mod orchestrator;
 mod ports;
+mod pr_review;
 mod prune;
 mod quick_status;
 mod races;

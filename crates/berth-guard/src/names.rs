@@ -162,6 +162,18 @@ pub const FLEET_LOG_EXT: &str = "log";
 pub const RUNS_DIR: &str = "runs";
 /// A pipeline run's record: its stages, agents, exit codes, times and verdict.
 pub const RUN_FILE: &str = "run.json";
+/// Folder under `${XDG_CONFIG_HOME:-~/.config}/git-berth/` with a person's pipelines, and in it
+/// the folder of review presets (`pipelines/reviews/<name>.{toml,yaml}`), which win over berth's.
+pub const PIPELINES_DIR: &str = "pipelines";
+pub const REVIEW_PRESETS_DIR: &str = "reviews";
+/// The review a `pr-review` or `pr-fix` run's agents write into the run's shared folder, posted
+/// as the pull request's comment.
+pub const PR_REVIEW_FILE: &str = "review.md";
+/// The copy of a preset's manifest kept in its run's folder (`manifest.<ext>`), so the run can be
+/// resumed.
+pub const RUN_MANIFEST: &str = "manifest";
+/// Where `pr-review` fetches a pull request's head: this prefix and its number.
+pub const PR_HEAD_REFS: &str = "refs/berth/pr/";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the
