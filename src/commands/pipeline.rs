@@ -761,7 +761,7 @@ pub struct PrFixArgs {
 #[derive(Debug, clap::Args)]
 pub struct PrArgs {
     /// The pull request's number [default: the current branch's, as gh finds it]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = pr_arg)]
     pub pr: Option<u64>,
     /// Give the preset's input or var KEY this value (repeatable)
     #[arg(long = "var", value_name = "KEY=VALUE", value_parser = super::key_value)]
@@ -772,6 +772,15 @@ pub struct PrArgs {
     /// Print each change as one JSON object a line, then the run's record
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--pr`'s value: a pull request's number, 1 or more (`#42` is taken as 42).
+fn pr_arg(text: &str) -> Result<u64, String> {
+    text.trim_start_matches('#')
+        .parse::<u64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| "a pull request's number is a whole number from 1".to_owned())
 }
 
 pub fn run_pr_review(ctx: &Context, args: &PrReviewArgs, out: &mut dyn Write) -> Result<()> {
