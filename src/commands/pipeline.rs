@@ -730,7 +730,7 @@ finds it).\n\n\
 The run is a pipeline run: `git berth pipeline inspect <id>` shows it and its logs, and the \
 fixes an agent committed are on its worktree's branch, for you to push or ship.",
     after_help = "Examples:\n  git berth pr-review --pr 42\n  git berth pr-review --preset claude \
---pr 42 --var focus=security"
+--pr 42\n  git berth pr-fix --pr 42"
 )]
 pub struct PrReviewArgs {
     /// The preset to run: dual, claude, codex, fix, or one of your own
@@ -919,7 +919,7 @@ fn fetch_head(ctx: &Context, number: u64) -> Result<String> {
             "cannot fetch pull request {number} from {remote} ({url}): {}",
             why.join("; ")
         ),
-        format!("check that it exists: git ls-remote {remote} 'refs/pull/{number}/*'"),
+        format!("see what {remote} publishes: git ls-remote {remote} '*/{number}/head'"),
     ))
 }
 

@@ -139,3 +139,64 @@ fn a_pull_request_the_remote_does_not_have_is_refused_and_leaves_no_run() {
     let runs = sb.berth_json(&repo, &["pipeline", "runs", "--json"]);
     assert_eq!(runs["runs"].as_array().unwrap().len(), 0, "{runs}");
 }
+
+/// A person's own preset, `quick`: a shell agent writes the commit it is at as the review.
+fn quick_preset(sb: &Sandbox) {
+    let dir = sb.home().join(".config/git-berth/pipelines/reviews");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("quick.yaml"),
+        "name: quick\ninputs:\n  - name: repo\n    infer: repo\n  - name: pr\n    infer: pr\n\
+         stages:\n  - name: review\n    agents:\n      - name: look\n        type: shell\n        \
+         prompt: \"git rev-parse HEAD > ${fleet_dir}/review.md\"\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_persons_own_preset_runs_and_without_gh_the_review_stays_in_the_run_folder() {
+    let sb = Sandbox::new();
+    let (repo, head) = repo_with_pr(&sb);
+    quick_preset(&sb);
+    // PATH without any gh: the folders of git and sh only.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::join_paths(std::env::split_paths(&path).filter(|d| !d.join("gh").exists()))
+            .unwrap();
+    let out = sb
+        .berth_command(&repo, &["pr-review", "--preset", "quick", "--pr", "7"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", outputs(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    let runs = sb.berth_json(&repo, &["pipeline", "runs", "--json"]);
+    let review = Path::new(runs["runs"][0]["folder"].as_str().unwrap()).join("shared/review.md");
+    assert!(
+        said.contains(&format!(
+            "gh is not installed, so the review was not posted; it is at {}",
+            review.display()
+        )),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&review).unwrap().trim(), head);
+}
+
+#[test]
+fn a_merge_request_published_as_gitlab_does_is_fetched_too() {
+    let sb = Sandbox::new();
+    let (repo, head) = repo_with_pr(&sb);
+    sb.git(
+        &repo,
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{head}:refs/merge-requests/9/head"),
+        ],
+    );
+    quick_preset(&sb);
+    let out = sb.berth(&repo, &["pr-review", "--preset", "quick", "--pr", "9"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(sb.rev(&repo, "refs/berth/pr/9"), head);
+}
