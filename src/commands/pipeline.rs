@@ -783,10 +783,12 @@ fn pr_arg(text: &str) -> Result<u64, String> {
         .ok_or_else(|| "a pull request's number is a whole number from 1".to_owned())
 }
 
+/// `git berth pr-review`: the preset `--preset` names (`dual` unless it names another).
 pub fn run_pr_review(ctx: &Context, args: &PrReviewArgs, out: &mut dyn Write) -> Result<()> {
     review_pr(ctx, &args.preset, &args.pr, out)
 }
 
+/// `git berth pr-fix`: the `fix` preset.
 pub fn run_pr_fix(ctx: &Context, args: &PrFixArgs, out: &mut dyn Write) -> Result<()> {
     review_pr(ctx, reviews::FIX_PRESET, &args.pr, out)
 }
