@@ -366,8 +366,14 @@ fn summary(ctx: &Context, r: &RunRecord) {
             .unwrap_or_else(|| v.winner.clone());
         ctx.ui
             .status(format_args!("the judge picked {}: {}", v.winner, v.reasons));
-        ctx.ui
-            .hint(format_args!("land it with: git berth ship {worktree}"));
+        match &r.pull_request {
+            Some(url) => ctx
+                .ui
+                .status(format_args!("opened its pull request: {url}")),
+            None => ctx
+                .ui
+                .hint(format_args!("land it with: git berth ship {worktree}")),
+        }
     }
 }
 
@@ -706,6 +712,9 @@ fn run_inspect(ctx: &Context, args: &InspectArgs, out: &mut dyn Write) -> Result
             writeln!(out, "  ranking: {}", v.ranking.join(", "))?;
         }
         writeln!(out, "  reasons: {}", v.reasons)?;
+    }
+    if let Some(url) = &r.pull_request {
+        writeln!(out, "  pull request: {url}")?;
     }
     Ok(())
 }

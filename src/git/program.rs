@@ -1,8 +1,8 @@
 //! The one place berth runs the `git` program. gix 0.91 can fetch but cannot push, so
-//! `ship --push` hands the trunk to `git push`; and the build has none of gix's network
-//! transports, so a fleet's other repository is cloned by `git clone` and a pull request's head
-//! is fetched by `git fetch` (`pr-review`). Every other read and write
-//! of the repository goes through gix. Each call says why it cannot be gix.
+//! `ship --push` hands the trunk to `git push`, and a judge's `auto_pr` the winner's branch; and
+//! the build has none of gix's network transports, so a fleet's other repository is cloned by
+//! `git clone` and a pull request's head is fetched by `git fetch` (`pr-review`). Every other read
+//! and write of the repository goes through gix. Each call says why it cannot be gix.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -18,29 +18,53 @@ pub fn push(repo: &gix::Repository, dir: &Path, trunk: &str) -> Result<String> {
         .branch_remote_name(name.shorten(), gix::remote::Direction::Push)
         .map(|r| r.as_bstr().to_string())
         .unwrap_or_else(|| "origin".to_owned());
-    let refspec = format!("refs/heads/{trunk}:refs/heads/{trunk}");
-    // gix 0.91 has no push: the git program sends the trunk. It runs in the repository berth was
-    // started in, with berth's environment (credentials helpers, ssh agent), stdout to stderr.
+    if let Err(how) = push_branch(dir, &remote, trunk)? {
+        return Err(crate::error::refuse_with_hint(
+            format!("git push {remote} {trunk} failed ({how}); the landing itself is done"),
+            format!("push it yourself: git push {remote} {trunk}"),
+        ));
+    }
+    Ok(remote)
+}
+
+/// `git push <remote> <branch>` for a judge's winner (`auto_pr`), the remote found as for the
+/// trunk; an error names the command and says how to push it by hand.
+pub fn push_winner(repo: &gix::Repository, dir: &Path, branch: &str) -> Result<String> {
+    let remote = repo
+        .config_snapshot()
+        .string("remote.pushDefault")
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| "origin".to_owned());
+    if let Err(how) = push_branch(dir, &remote, branch)? {
+        return Err(crate::error::refuse_with_hint(
+            format!("git push {remote} {branch} failed ({how}); the verdict is recorded"),
+            format!("push it yourself, then open the pull request: git push {remote} {branch}"),
+        ));
+    }
+    Ok(remote)
+}
+
+/// `git push -- <remote> refs/heads/<branch>:refs/heads/<branch>` from `dir`, its output to
+/// stderr; `Err` inside says how it failed.
+fn push_branch(dir: &Path, remote: &str, branch: &str) -> Result<Result<(), String>> {
+    let refspec = format!("refs/heads/{branch}:refs/heads/{branch}");
+    // gix 0.91 has no push: the git program sends the branch. It runs in the repository berth
+    // was started in, with berth's environment (credential helpers, ssh agent), stdout to stderr.
     let status = Command::new("git")
-        .args(["push", "--", &remote, &refspec])
+        .args(["push", "--", remote, &refspec])
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(std::io::stderr())
         .stderr(std::io::stderr())
         .status()
         .context("cannot run git push (is git on PATH?)")?;
-    if !status.success() {
-        return Err(crate::error::refuse_with_hint(
-            format!(
-                "git push {remote} {trunk} failed ({}); the landing itself is done",
-                status
-                    .code()
-                    .map_or_else(|| "killed".to_owned(), |c| format!("exit code {c}"))
-            ),
-            format!("push it yourself: git push {remote} {trunk}"),
-        ));
-    }
-    Ok(remote)
+    Ok(if status.success() {
+        Ok(())
+    } else {
+        Err(status
+            .code()
+            .map_or_else(|| "killed".to_owned(), |c| format!("exit code {c}")))
+    })
 }
 
 /// `git clone --quiet -- <url> <dest>`: a fleet's other repository, cloned once with its primary

@@ -518,7 +518,29 @@ impl Runner<'_> {
         if let Err(err) = judge::record::record(ctx, &session, &verdict, &entries) {
             return self.judge_failed(si, crate::error::render(&err).0);
         }
-        self.change(|r| r.verdict = Some(verdict))?;
+        let winner = entries.iter().find(|e| e.name == verdict.winner).cloned();
+        self.change(|r| r.verdict = Some(verdict.clone()))?;
+        if let (Some(base), Some(w)) = (&judge.auto_pr, winner) {
+            // From the primary checkout, where a remote's relative path is meant from.
+            let from = ctx.primary.clone().unwrap_or_else(|| w.worktree.clone());
+            let opened =
+                crate::git::program::push_winner(&ctx.repo, &from, &w.branch).and_then(|_| {
+                    crate::gh::pr_create(
+                        &from,
+                        base,
+                        &w.branch,
+                        &format!("{}: {}", record.pipeline, w.name),
+                        &format!(
+                            "Picked by the judge of pipeline run {}.\n\n{}",
+                            record.id, verdict.reasons
+                        ),
+                    )
+                });
+            match opened {
+                Ok(url) => self.change(|r| r.pull_request = Some(url))?,
+                Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
+            }
+        }
         Ok(true)
     }
 
@@ -592,5 +614,6 @@ pub fn fresh_record(
             })
             .collect(),
         verdict: None,
+        pull_request: None,
     }
 }

@@ -68,6 +68,9 @@ pub struct RunRecord {
     /// The judge's verdict, once one is kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::judge::verdict::Verdict>,
+    /// The pull request `auto_pr` opened for the winner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -241,6 +244,7 @@ mod tests {
             ended: None,
             stages: vec![],
             verdict: None,
+            pull_request: None,
         };
         save(&a_dir, &record).unwrap();
         assert_eq!(find(&dir, "p-1"), Some(a_dir.clone()));
