@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use crate::clock;
 use crate::error::refuse_with_hint;
+use crate::orchestrator::{agents, identity};
 use crate::pipeline::exec::{self, Event, Job};
 use crate::pipeline::plan::{self, Planned};
 use crate::pipeline::record::{self, RunRecord, Standing};
@@ -205,6 +206,7 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                 Ok((old.id.clone(), at.clone()))
             })?;
             same_shape(&old, &planned)?;
+            judge_allowed(&planned)?;
             (planned, dir, old, false)
         }
         None => {
@@ -238,6 +240,7 @@ fn start(
         }
         Ok((id, dir))
     });
+    let planned = planned.and_then(|p| judge_allowed(&p).map(|()| p));
     let planned = match planned {
         Ok(p) => p,
         Err(err) => {
@@ -304,6 +307,17 @@ fn execute(
         summary(ctx, &done);
     }
     Ok(done)
+}
+
+/// A judge approves its winner, as `review approve` does: for a person or the master only.
+fn judge_allowed(planned: &Planned) -> Result<()> {
+    if planned.run_stages.iter().any(|s| s.judge.is_some()) {
+        identity::check_lands(
+            agents::caller_layer()?,
+            "running a judge, which approves a head",
+        )?;
+    }
+    Ok(())
 }
 
 /// The manifest's path made absolute, so `--resume` finds it from any folder.
