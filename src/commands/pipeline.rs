@@ -284,12 +284,20 @@ fn execute(
         || std::thread::available_parallelism().map_or(2, |n| n.get()),
         usize::from,
     );
-    let view = View::new(json, &rec);
-    let mut report = |e: &Event| view.show(e, &mut *out);
     ctx.ui
         .status(format_args!("run {} of pipeline {}", rec.id, rec.pipeline));
+    let view = View::new(json, &rec);
+    // Under the live view, what the launches say goes above its lines, never through them.
+    let mut run_ctx = crate::fleet::up::context_for_thread(ctx);
+    if let View::Live { bars, .. } = &view {
+        run_ctx.ui = crate::ui::Ui::to(Above {
+            bars: bars.clone(),
+            line: Vec::new(),
+        });
+    }
+    let mut report = |e: &Event| view.show(e, &mut *out);
     let done = exec::run(
-        ctx,
+        &run_ctx,
         &Job {
             plan: &planned.plan,
             stages: &planned.run_stages,
@@ -442,7 +450,7 @@ enum View {
     Json,
     Lines,
     Live {
-        _bars: indicatif::MultiProgress,
+        bars: indicatif::MultiProgress,
         rows: Vec<((String, Option<String>), indicatif::ProgressBar)>,
     },
 }
@@ -484,7 +492,7 @@ impl View {
                 add(Some(&a.name), a.state);
             }
         }
-        View::Live { _bars: bars, rows }
+        View::Live { bars, rows }
     }
 
     /// Say `e` on `out`; a reader that went away loses the line, never the run.
@@ -508,7 +516,6 @@ impl View {
                 match e.state {
                     Standing::Running => {
                         bar.reset_elapsed();
-                        bar.set_message("running {elapsed}");
                         bar.set_style(
                             indicatif::ProgressStyle::with_template(
                                 "{spinner} {prefix:32} running {elapsed}",
@@ -538,6 +545,31 @@ impl View {
                 }
             }
         }
+    }
+}
+
+/// Lines written while the live view draws, printed above its lines whole.
+struct Above {
+    bars: indicatif::MultiProgress,
+    line: Vec<u8>,
+}
+
+impl Write for Above {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            if b == b'\n' {
+                let text = String::from_utf8_lossy(&self.line).into_owned();
+                self.bars.println(text)?;
+                self.line.clear();
+            } else {
+                self.line.push(b);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
