@@ -119,10 +119,14 @@ pub struct SuperviseArgs {
     /// The agent's slug in the fleet's state
     pub agent: String,
     /// Where to write the agent's pid once it runs
-    #[arg(long, value_name = "FILE")]
-    pub pid_file: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "ended")]
+    pub pid_file: Option<PathBuf>,
+    /// An interactive agent ended in its tab with this exit code: record it and run its end's
+    /// commands, there
+    #[arg(long, value_name = "CODE", allow_negative_numbers = true)]
+    pub ended: Option<i32>,
     /// The agent's command line
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    #[arg(last = true, required_unless_present = "ended", value_name = "COMMAND")]
     pub command: Vec<String>,
 }
 
@@ -146,12 +150,18 @@ pub fn run(ctx: &Context, args: &FleetArgs, out: &mut dyn Write) -> Result<()> {
 
 /// Supervise one headless agent (`fleet::supervise`).
 pub fn supervise(args: &SuperviseArgs) -> Result<()> {
-    supervise::run(
-        args.fleet_dir.clone(),
-        &args.agent,
-        &args.pid_file,
-        &args.command,
-    )
+    match (args.ended, &args.pid_file) {
+        (Some(code), _) => {
+            supervise::ended_in_tab(args.fleet_dir.clone(), &args.agent, code);
+            Ok(())
+        }
+        (None, Some(pid_file)) => {
+            supervise::run(args.fleet_dir.clone(), &args.agent, pid_file, &args.command)
+        }
+        (None, None) => Err(crate::error::bug(
+            "a supervisor with neither --pid-file nor --ended",
+        )),
+    }
 }
 
 fn run_up(ctx: &Context, args: &UpArgs, out: &mut dyn Write) -> Result<()> {

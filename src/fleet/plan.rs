@@ -382,27 +382,22 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             );
         }
     }
-    for (hook, name) in [
-        (&spec.on_exit, "on_exit"),
-        (&spec.on_complete, "on_complete"),
-        (&spec.on_fail, "on_fail"),
-    ] {
-        let Some(h) = hook else { continue };
-        if !background {
-            return Err(refuse(
-                h,
-                format!(
-                    "{name} runs when a background agent ends; an interactive agent ends in its \
-                     tab, where berth cannot see its exit: set background = true, or leave it out"
-                ),
-            ));
-        }
+    for h in [&spec.on_exit, &spec.on_complete, &spec.on_fail]
+        .into_iter()
+        .flatten()
+    {
         note(
             &h.path,
             h.value.clone(),
             from(&h.layer, &h.at),
-            "run with sh -c in its folder when it ends, with BERTH_AGENT_NAME and BERTH_AGENT_EXIT"
-                .to_owned(),
+            if background {
+                "run with sh -c in its folder when it ends, with BERTH_AGENT_NAME and \
+                 BERTH_AGENT_EXIT"
+            } else {
+                "run with sh -c in its folder, in its tab, once the runtime exits there, with \
+                 BERTH_AGENT_NAME and BERTH_AGENT_EXIT"
+            }
+            .to_owned(),
         );
     }
     if let Some(t) = &spec.auto_trust {
@@ -420,7 +415,7 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         fx.auto_trust = t.value.then_some(at);
     }
     if let Some(n) = &spec.notify {
-        notify(n, background, facts, &mut fx)?;
+        notify(n, facts, &mut fx)?;
         let became = if fx.notify.is_empty() {
             "nothing: no target of it runs here".to_owned()
         } else {
@@ -428,8 +423,9 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
                 "when it ends, {}",
                 fx.notify
                     .iter()
-                    .map(|t| match t.as_str() {
-                        "bell" => "a terminal bell in its log",
+                    .map(|t| match (t.as_str(), background) {
+                        ("bell", true) => "a terminal bell in its log",
+                        ("bell", false) => "a terminal bell in its tab",
                         _ => "notify-send",
                     })
                     .collect::<Vec<_>>()
@@ -480,21 +476,12 @@ fn template(
 }
 
 /// The `notify` targets that run when the agent ends, into `fx`: `bell` and `notify-send`
-/// (skipped with a warning where it is not installed). An unknown target, or any target on an
-/// agent in a tab, whose end berth cannot see, is refused.
+/// (skipped with a warning where it is not installed). An unknown target is refused.
 fn notify(
     n: &Sourced<Vec<String>>,
-    background: bool,
     facts: &Facts<'_>,
     fx: &mut Effects,
 ) -> Result<(), ManifestError> {
-    if !background {
-        return Err(refuse(
-            n,
-            "notify runs when a background agent ends; an interactive agent ends in its tab, \
-             where berth cannot see its exit: set background = true, or leave it out",
-        ));
-    }
     for target in &n.value {
         match target.as_str() {
             "bell" => {}
@@ -603,18 +590,20 @@ mod tests {
     }
 
     #[test]
-    fn a_background_agent_needs_a_prompt_and_an_interactive_one_takes_no_end_command() {
+    fn a_background_agent_needs_a_prompt_and_an_interactive_ones_end_commands_run_in_its_tab() {
         let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n")
             .unwrap_err();
         assert!(
             err.to_string().contains("agents[0].prompt: required"),
             "{err}"
         );
-        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    on_exit: echo\n")
-            .unwrap_err();
+        let fx =
+            effects("name: f\nagents:\n  - name: a\n    type: shell\n    on_exit: echo\n").unwrap();
         assert!(
-            err.to_string().contains("agents[0].on_exit: on_exit runs"),
-            "{err}"
+            fx.fields
+                .iter()
+                .any(|f| f.field.ends_with("on_exit") && f.became.contains("in its tab")),
+            "{fx:?}"
         );
         let fx = effects(
             "name: f\nagents:\n  - name: a\n    type: shell\n    background: true\n    \
@@ -641,12 +630,9 @@ mod tests {
                 .contains("agents[0].notify: unknown target 'pager'"),
             "{err}"
         );
-        let err = effects("name: f\nagents:\n  - name: a\n    type: shell\n    notify: bell\n")
-            .unwrap_err();
-        assert!(
-            err.to_string().contains("agents[0].notify: notify runs"),
-            "{err}"
-        );
+        let fx =
+            effects("name: f\nagents:\n  - name: a\n    type: shell\n    notify: bell\n").unwrap();
+        assert_eq!(fx.notify, ["bell"]);
     }
 
     #[test]

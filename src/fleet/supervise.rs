@@ -99,6 +99,24 @@ pub fn run(fleet_dir: PathBuf, slug: &str, pid_file: &Path, argv: &[String]) -> 
             End::Code(127)
         }
     };
+    finish(&fleet, slug, end);
+    Ok(())
+}
+
+/// The end of an interactive agent, which ran in its tab and whose exit code the tab's shell
+/// hands on (`git berth fleet _supervise <fleet> <slug> --ended <code>`): recorded, then its end
+/// commands and notifications run, there in its tab. A code above 128 is a signal's, as a
+/// shell reports it.
+pub fn ended_in_tab(fleet_dir: PathBuf, slug: &str, code: i32) {
+    let end = match code {
+        129..=192 => End::Signal(code - 128),
+        code => End::Code(code),
+    };
+    finish(&Fleet::at(fleet_dir), slug, end);
+}
+
+/// Record how the agent ended, then run its end's commands and notifications.
+fn finish(fleet: &Fleet, slug: &str, end: End) {
     match end {
         End::Code(code) => say(format_args!("the agent exited with code {code}")),
         End::Signal(sig) => say(format_args!("the agent was ended by signal {sig}")),
@@ -124,7 +142,6 @@ pub fn run(fleet_dir: PathBuf, slug: &str, pid_file: &Path, argv: &[String]) -> 
             notify(&agent, target, end);
         }
     }
-    Ok(())
 }
 
 /// What a notification says of the agent's end.

@@ -807,6 +807,21 @@ fn not_started(fleet: &Fleet, agent: &PlannedAgent, err: &anyhow::Error) -> Star
     }
 }
 
+/// For an agent in a tab with end commands or notifications: its supervisor's `--ended`, which
+/// its tab runs when it exits, with its exit code.
+fn after_in_tab(agent: &PlannedAgent, supervisor: &[String]) -> Option<Vec<String>> {
+    let wants = agent.on_exit.is_some()
+        || agent.on_complete.is_some()
+        || agent.on_fail.is_some()
+        || !agent.notify.is_empty();
+    (agent.log.is_none() && wants).then(|| {
+        let mut argv = supervisor.to_vec();
+        argv.push(agent.slug.clone());
+        argv.push("--ended".to_owned());
+        argv
+    })
+}
+
 /// Launch one agent and record how it went in the fleet's state.
 fn launch_one(
     ctx: &Context,
@@ -883,6 +898,7 @@ fn launch_one(
             base: plan.base.clone(),
             seed: plan.seed.clone(),
             no_setup: agent.no_setup,
+            after: after_in_tab(agent, supervisor),
         },
     };
     let launched = agents::launch(ctx, &request);

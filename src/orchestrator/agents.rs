@@ -103,6 +103,9 @@ pub struct Extra {
     pub no_setup: bool,
     /// Run it headless instead of in a terminal.
     pub headless: Option<Headless>,
+    /// In a tab: a command its tab runs once the agent ends, with the agent's exit code as one
+    /// more argument (a fleet's supervisor recording the end and running `on_exit`).
+    pub after: Option<Vec<String>>,
 }
 
 /// A headless run: no terminal. `supervisor` is started detached (a process group of its own,
@@ -670,7 +673,11 @@ fn plan(
     };
     let path = std::env::var("PATH").ok();
     let env = identity::environment(&who, &extra_env, path.as_deref());
-    let argv = identity::wrapped(&env, &req.extra.unset, &delivery.argv);
+    let command = match (&req.extra.after, &req.extra.headless) {
+        (Some(after), None) => after_exit(&delivery.argv, after),
+        _ => delivery.argv.clone(),
+    };
+    let argv = identity::wrapped(&env, &req.extra.unset, &command);
     Ok(Plan {
         name: req.name.clone(),
         layer: req.layer,
@@ -689,6 +696,18 @@ fn plan(
         env,
         argv,
     })
+}
+
+/// `argv` run in the foreground of its tab by `sh`, then `after` with its exit code, the tab's
+/// shell ending with that code.
+fn after_exit(argv: &[String], after: &[String]) -> Vec<String> {
+    let script = format!(
+        "\"$@\"; code=$?; {} \"$code\"; exit \"$code\"",
+        shell_words::join(after)
+    );
+    let mut out = vec!["sh".to_owned(), "-c".to_owned(), script, "sh".to_owned()];
+    out.extend(argv.iter().cloned());
+    out
 }
 
 /// Open the agent's tmux window (layer 1: in the caller's session, or in the project's detached

@@ -24,6 +24,7 @@ fn cli_cases() {
         .env("XDG_DATA_HOME", home.join("data").display().to_string())
         .env("XDG_CONFIG_HOME", home.join("config").display().to_string())
         .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("SHELL", "/bin/sh")
         .env("GIT_AUTHOR_NAME", "Test Author")
         .env("GIT_AUTHOR_EMAIL", "author@example.com")
         .env("GIT_COMMITTER_NAME", "Test Committer")

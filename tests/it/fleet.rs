@@ -936,3 +936,39 @@ fn a_trust_file_berth_cannot_read_is_refused_naming_it_and_left_as_it_was() {
     assert_eq!(std::fs::read_to_string(&trust).unwrap(), "{ broken");
     f.sb.berth_ok(&f.repo, &["fleet", "down", "broken"]);
 }
+
+#[test]
+fn an_interactive_agents_tab_records_its_exit_and_runs_its_end_commands_there() {
+    let f = Fixture::new();
+    let Some(tmux) = Tmux::start(&f.sb, &f.repo) else {
+        return;
+    };
+    let script = f.sb.root.join("agent.sh");
+    std::fs::write(&script, "#!/bin/sh\nexit 3\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    f.sb.git(
+        &f.repo,
+        &[
+            "config",
+            "berth.runtime.shell.command",
+            script.to_str().unwrap(),
+        ],
+    );
+    let manifest = f.manifest(
+        "tabend.toml",
+        "name = \"tabend\"\n[[agents]]\nname = \"person\"\ntype = \"shell\"\n\
+         on_fail = 'echo \"$BERTH_AGENT_NAME $BERTH_AGENT_EXIT\" > \"$BERTH_FLEET_DIR/failed\"'\n\
+         on_exit = 'touch \"$BERTH_FLEET_DIR/exited\"'\n",
+    );
+    let mut cmd =
+        f.sb.berth_command(&f.repo, &["fleet", "up", &manifest, "--json"]);
+    cmd.env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane);
+    let up = cmd.output().unwrap();
+    assert!(up.status.success(), "{}", outputs(&up));
+    assert_eq!(f.read_shared("tabend", "failed"), "tabend/person 3");
+    f.read_shared("tabend", "exited");
+    let person = agent(&f.exited("tabend"), "person");
+    assert_eq!(person["exit"], 3, "{person}");
+    f.sb.berth_ok(&f.repo, &["fleet", "down", "tabend"]);
+}
