@@ -286,10 +286,11 @@ fn execute(
     );
     ctx.ui
         .status(format_args!("run {} of pipeline {}", rec.id, rec.pipeline));
-    let view = View::new(json, &rec);
+    let live = std::io::stderr().is_terminal() && !ctx.ui.is_quiet();
+    let view = View::new(json, live, &rec);
     // Under the live view, what the launches say goes above its lines, never through them.
     let mut run_ctx = crate::fleet::up::context_for_thread(ctx);
-    if let View::Live { bars, .. } = &view {
+    if let Some(Live { bars, .. }) = &view.live {
         run_ctx.ui = crate::ui::Ui::to(Above {
             bars: bars.clone(),
             line: Vec::new(),
@@ -444,44 +445,94 @@ fn finish(r: &RunRecord) -> Result<()> {
     }
 }
 
-/// How changes are shown: a live view on a terminal, a line per change into a pipe, a JSON
-/// object per change with `--json`.
-enum View {
-    Json,
+/// How changes are shown: on stdout a JSON object per change (`--json`) or, into a pipe (or
+/// when stderr is not a terminal), a plain line per change; and, when stderr is a terminal and
+/// status is not silenced, a live view there, one line per agent redrawn in place (the progress
+/// every long command shows on stderr).
+struct View {
+    out: Say,
+    live: Option<Live>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Say {
+    Nothing,
     Lines,
-    Live {
-        bars: indicatif::MultiProgress,
-        rows: Vec<((String, Option<String>), indicatif::ProgressBar)>,
-    },
+    Json,
+}
+
+struct Live {
+    bars: indicatif::MultiProgress,
+    rows: Vec<((String, Option<String>), indicatif::ProgressBar)>,
+}
+
+fn style(template: &str) -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template(template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
 }
 
 impl View {
-    fn new(json: bool, r: &RunRecord) -> View {
-        if json {
-            return View::Json;
+    fn new(json: bool, live: bool, r: &RunRecord) -> View {
+        let out = if json {
+            Say::Json
+        } else if !std::io::stdout().is_terminal() || !live {
+            Say::Lines
+        } else {
+            Say::Nothing
+        };
+        View {
+            out,
+            live: live.then(|| Live::new(r)),
         }
-        if !std::io::stdout().is_terminal() || !std::io::stderr().is_terminal() {
-            return View::Lines;
+    }
+
+    /// Say `e`; a reader that went away loses the line, never the run.
+    fn show(&self, e: &Event, out: &mut dyn Write) {
+        let text = match self.out {
+            Say::Json => serde_json::to_string(e).ok(),
+            Say::Lines => Some(line(e)),
+            Say::Nothing => None,
+        };
+        if let Some(text) = text {
+            let _ = writeln!(out, "{text}");
+            let _ = out.flush();
         }
-        // Drawn on stderr, the same terminal: stdout is held by the command for its output.
+        if let Some(live) = &self.live {
+            live.show(e);
+        }
+    }
+
+    /// Stop redrawing; the last state of every line stays on the screen.
+    fn finish(&self) {
+        if let Some(live) = &self.live {
+            for (_, bar) in &live.rows {
+                if !bar.is_finished() {
+                    bar.abandon();
+                }
+            }
+        }
+    }
+}
+
+impl Live {
+    fn new(r: &RunRecord) -> Live {
+        // Drawn on stderr: stdout is the command's output.
         let bars =
             indicatif::MultiProgress::with_draw_target(indicatif::ProgressDrawTarget::stderr());
-        let style = indicatif::ProgressStyle::with_template("{spinner} {prefix:32} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner());
         let mut rows = Vec::new();
         for s in &r.stages {
             let mut add = |agent: Option<&str>, state: Standing| {
                 let bar = bars.add(indicatif::ProgressBar::new_spinner());
-                bar.set_style(style.clone());
+                bar.set_style(style("{spinner} {prefix:32} {msg}"));
                 bar.set_prefix(match agent {
                     Some(a) => format!("{}/{a}", s.name),
                     None => format!("{} (judge)", s.name),
                 });
                 bar.set_message(state.as_str());
-                if state != Standing::Done {
-                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-                } else {
+                if state == Standing::Done {
                     bar.finish();
+                } else {
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
                 }
                 rows.push(((s.name.clone(), agent.map(str::to_owned)), bar));
             };
@@ -492,57 +543,23 @@ impl View {
                 add(Some(&a.name), a.state);
             }
         }
-        View::Live { bars, rows }
+        Live { bars, rows }
     }
 
-    /// Say `e` on `out`; a reader that went away loses the line, never the run.
-    fn show(&self, e: &Event, out: &mut dyn Write) {
-        match self {
-            View::Json => {
-                if let Ok(text) = serde_json::to_string(e) {
-                    let _ = writeln!(out, "{text}");
-                    let _ = out.flush();
-                }
+    fn show(&self, e: &Event) {
+        let key = (e.stage.clone(), e.agent.clone());
+        let Some((_, bar)) = self.rows.iter().find(|(k, _)| *k == key) else {
+            return;
+        };
+        match e.state {
+            Standing::Running => {
+                bar.reset_elapsed();
+                bar.set_style(style("{spinner} {prefix:32} running {elapsed}"));
             }
-            View::Lines => {
-                let _ = writeln!(out, "{}", line(e));
-                let _ = out.flush();
-            }
-            View::Live { rows, .. } => {
-                let key = (e.stage.clone(), e.agent.clone());
-                let Some((_, bar)) = rows.iter().find(|(k, _)| *k == key) else {
-                    return;
-                };
-                match e.state {
-                    Standing::Running => {
-                        bar.reset_elapsed();
-                        bar.set_style(
-                            indicatif::ProgressStyle::with_template(
-                                "{spinner} {prefix:32} running {elapsed}",
-                            )
-                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-                        );
-                    }
-                    Standing::Queued => bar.set_message("queued"),
-                    _ => {
-                        bar.set_style(
-                            indicatif::ProgressStyle::with_template("  {prefix:32} {msg}")
-                                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-                        );
-                        bar.finish_with_message(ending(e));
-                    }
-                }
-            }
-        }
-    }
-
-    /// Stop redrawing; the last state of every line stays on the screen.
-    fn finish(&self) {
-        if let View::Live { rows, .. } = self {
-            for (_, bar) in rows {
-                if !bar.is_finished() {
-                    bar.abandon();
-                }
+            Standing::Queued => bar.set_message("queued"),
+            _ => {
+                bar.set_style(style("  {prefix:32} {msg}"));
+                bar.finish_with_message(ending(e));
             }
         }
     }
