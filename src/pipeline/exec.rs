@@ -515,8 +515,20 @@ impl Runner<'_> {
         };
         judge::verdict::keep(self.job.dir, &verdict)?;
         let session = judge::record::session(&record.slug, &record.id);
-        if let Err(err) = judge::record::record(ctx, &session, &verdict, &entries) {
-            return self.judge_failed(si, crate::error::render(&err).0);
+        let given = match judge::record::record(ctx, &session, &verdict, &entries) {
+            Ok(given) => given,
+            Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
+        };
+        if let Some(w) = given
+            .iter()
+            .find(|g| g.dirty && g.review == crate::landing::review::State::Approved)
+        {
+            ctx.ui.warn(format_args!(
+                "the winner's worktree {} has uncommitted changes the judge read; the approval \
+                 covers its commits only: commit them there and have it reviewed again before \
+                 git berth ship",
+                w.name
+            ));
         }
         let winner = entries.iter().find(|e| e.name == verdict.winner).cloned();
         self.change(|r| r.verdict = Some(verdict.clone()))?;
