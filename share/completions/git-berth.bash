@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline help"
+	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -41,6 +41,13 @@ _git_berth ()
 	respawn,--worktree) :; return ;;
 	stop,--grace) :; return ;;
 	feat,--backend) __gitcomp "tmux herdr none" "" "$value"; return ;;
+	pr-review,--preset) :; return ;;
+	pr-review,--pr) :; return ;;
+	pr-review,--var) :; return ;;
+	pr-review,--jobs) :; return ;;
+	pr-fix,--pr) :; return ;;
+	pr-fix,--var) :; return ;;
+	pr-fix,--jobs) :; return ;;
 	*,--*) case "$cur" in --*=*) return ;; esac ;;
 	esac
 
@@ -113,6 +120,8 @@ _git_berth ()
 		runs,--*) __gitcomp "--json --session= --help" ;;
 		inspect,--*) __gitcomp "--json --session= --help" ;;
 		esac ;;
+	pr-review,--*) __gitcomp "--preset= --pr= --var= --jobs= --json --session= --help" ;;
+	pr-fix,--*) __gitcomp "--pr= --var= --jobs= --json --session= --help" ;;
 	help,--*) __gitcomp "--session= --help" ;;
 	claim,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;
 	release,*) __gitcomp_nl "$(__git berth completions worktrees)" ;;

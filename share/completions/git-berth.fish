@@ -59,6 +59,8 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "agents" -d 'Sho
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "feat" -d 'Open a change: a worktree on feat/<branch>, with a shell tab there'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "fleet" -d 'Start many agents from one manifest, list them, take them down'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "pipeline" -d 'Run a pipeline of agents in stages, with a judge that picks the best'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "pr-review" -d 'Review a pull request with agents, and post the review as its comment'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "pr-fix" -d 'Fix what a pull request\'s reviews ask for, with an agent at its head'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "help" -d 'Print a command\'s help, or with no command the list of commands'
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l base -d 'Commit or branch the new branch starts from [default: HEAD of the worktree you are in]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand add" -l branch -d 'Check out this existing branch instead of creating <berth.branchPrefix><name>' -r
@@ -282,6 +284,19 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand pipeline; and __fish
 complete -c git-berth -n "__fish_git_berth_using_subcommand pipeline; and __fish_seen_subcommand_from inspect" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand pipeline; and __fish_seen_subcommand_from inspect" -l json -d 'Print the run\'s record (run.json) as JSON'
 complete -c git-berth -n "__fish_git_berth_using_subcommand pipeline; and __fish_seen_subcommand_from inspect" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -l preset -d 'The preset to run: dual, claude, codex, fix, or one of your own' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -l pr -d 'The pull request\'s number [default: the current branch\'s, as gh finds it]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -l var -d 'Give the preset\'s input or var KEY this value (repeatable)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -s j -l jobs -d 'How many agents run at once [default: the number of cores]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -l json -d 'Print each change as one JSON object a line, then the run\'s record'
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-review" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -l pr -d 'The pull request\'s number [default: the current branch\'s, as gh finds it]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -l var -d 'Give the preset\'s input or var KEY this value (repeatable)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -s j -l jobs -d 'How many agents run at once [default: the number of cores]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -l json -d 'Print each change as one JSON object a line, then the run\'s record'
+complete -c git-berth -n "__fish_git_berth_using_subcommand pr-fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand help" -s h -l help -d 'Print help'
 
@@ -316,7 +331,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"
