@@ -264,7 +264,10 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     )?;
     view.finish();
     if args.json {
-        super::write_json(out, &done)?;
+        // One line, as every change before it: the output is a stream of JSON lines.
+        let line = serde_json::to_string(&done)
+            .map_err(|e| crate::error::bug(format!("cannot write JSON: {e}")))?;
+        writeln!(out, "{line}")?;
     } else {
         summary(ctx, &done);
     }
