@@ -206,17 +206,18 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             (planned, dir, old, false)
         }
         None => {
+            // Planned as given, so its errors name the file as the person wrote it; recorded
+            // absolute, so `--resume` finds it from any folder.
             let manifest = args.manifest.as_deref().unwrap_or_default();
-            let manifest = absolute(manifest);
             let made = Mutex::new(None);
-            let planned = plan::plan(ctx, &manifest, &args.vars, &|slug| {
+            let planned = plan::plan(ctx, manifest, &args.vars, &|slug| {
                 let (id, dir) = record::new_run_dir(&state_dir, slug)?;
                 if let Ok(mut m) = made.lock() {
                     *m = Some(dir.clone());
                 }
                 Ok((id, dir))
             });
-            let planned = match planned {
+            let mut planned = match planned {
                 Ok(p) => p,
                 Err(err) => {
                     // A plan refused leaves no run behind.
@@ -226,6 +227,7 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                     return Err(err);
                 }
             };
+            planned.plan.manifest = absolute(manifest);
             let dir = planned.plan.folder.clone();
             let rec = exec::fresh_record(
                 &planned.plan,
