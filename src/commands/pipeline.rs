@@ -183,7 +183,7 @@ fn print_plan(out: &mut dyn Write, p: &Planned) -> Result<()> {
 
 fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let state_dir = ctx.state_dir();
-    let (planned, dir, rec, fresh) = match &args.resume {
+    let (planned, dir, rec, fresh, _held) = match &args.resume {
         Some(id) => {
             let dir = record::find(&state_dir, id).ok_or_else(|| {
                 refuse_with_hint(
@@ -191,19 +191,22 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                     "list the runs with: git berth pipeline runs",
                 )
             })?;
-            let old = record::load(&dir)?;
-            if old.state == Standing::Running && old.ended.is_none() {
+            let Some(held) = record::hold(&dir)? else {
                 return Err(refuse_with_hint(
-                    format!("run {id} is still running (or was killed before it could say so)"),
+                    format!("run {id} is running, in another git berth"),
                     format!("see it with: git berth pipeline inspect {id}"),
                 ));
+            };
+            let old = record::load(&dir)?;
+            if old.state == Standing::Running {
+                left_running(ctx, &dir, id)?;
             }
             let at = dir.clone();
             let planned = plan::plan(ctx, &old.manifest, &old.vars, &|_| {
                 Ok((old.id.clone(), at.clone()))
             })?;
             same_shape(&old, &planned)?;
-            (planned, dir, old, false)
+            (planned, dir, old, false, held)
         }
         None => {
             // Planned as given, so its errors name the file as the person wrote it; recorded
@@ -229,6 +232,9 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             };
             planned.plan.manifest = absolute(manifest);
             let dir = planned.plan.folder.clone();
+            let held = record::hold(&dir)?.ok_or_else(|| {
+                crate::error::bug(format!("the new run {} is held already", planned.id))
+            })?;
             let rec = exec::fresh_record(
                 &planned.plan,
                 &planned.run_stages,
@@ -238,7 +244,7 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                 &args.vars,
             );
             record::save(&dir, &rec)?;
-            (planned, dir, rec, true)
+            (planned, dir, rec, true, held)
         }
     };
     for w in &planned.warnings {
@@ -274,6 +280,41 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
         summary(ctx, &done);
     }
     finish(&done)
+}
+
+/// A run to resume that its record says runs, while no berth holds it: the berth that ran it
+/// ended without saying so (killed). Refused while an agent of it still runs under its
+/// supervisor; else said, and resumed.
+fn left_running(ctx: &Context, dir: &std::path::Path, id: &str) -> Result<()> {
+    let running: Vec<String> = crate::fleet::Fleet::at(dir.to_path_buf())
+        .load()?
+        .map(|state| {
+            state
+                .agents
+                .iter()
+                .filter(|a| a.alive() || a.supervisor_alive())
+                .map(|a| match a.pid.or(a.supervisor) {
+                    Some(pid) => format!("{} (pid {pid})", a.name),
+                    None => a.name.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !running.is_empty() {
+        return Err(refuse_with_hint(
+            format!(
+                "run {id} was left by a git berth that ended without saying so, and its agents {} still run",
+                running.join(", ")
+            ),
+            format!(
+                "wait for them to end, or end them with kill <pid>; then: git berth pipeline run --resume {id}"
+            ),
+        ));
+    }
+    ctx.ui.warn(format_args!(
+        "run {id} was left by a git berth that ended without saying so; running again what did not finish"
+    ));
+    Ok(())
 }
 
 /// The manifest's path made absolute, so `--resume` finds it from any folder.

@@ -496,16 +496,16 @@ stages:
     // The pids of both agents and their supervisors, once all four are recorded.
     let mut pids = Vec::new();
     wait_for("both agents to run", || {
-        let text = std::fs::read_to_string(&state).unwrap_or_default();
-        pids = text
-            .lines()
-            .filter_map(|l| {
-                let (key, value) = l.split_once(" = ")?;
-                matches!(key, "pid" | "supervisor").then(|| value.parse::<u32>().ok())?
-            })
-            .collect();
+        pids = recorded_pids(&state);
         pids.len() == 4
     });
+    // While it runs, no other berth resumes it.
+    let refused =
+        f.sb.berth_err(&f.repo, &["pipeline", "run", "--resume", "nap-1"]);
+    assert!(
+        refused.contains("run nap-1 is running, in another git berth"),
+        "{refused}"
+    );
     let berth = child.id().to_string();
     let kill = std::process::Command::new("kill")
         .args(["-INT", &berth])
@@ -534,6 +534,73 @@ stages:
     assert_ne!(agent(&record, "three")["state"], "done");
     let runs = f.sb.berth_json(&f.repo, &["pipeline", "runs", "--json"]);
     assert_eq!(runs["runs"][0]["state"], "interrupted");
+}
+
+/// The pids of the agents and supervisors recorded in a run's state (`state.toml`).
+fn recorded_pids(state: &Path) -> Vec<u32> {
+    std::fs::read_to_string(state)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let (key, value) = l.split_once(" = ")?;
+            matches!(key, "pid" | "supervisor").then(|| value.parse::<u32>().ok())?
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_whose_berth_was_killed_resumes_once_its_agents_have_ended() {
+    let f = Fixture::new();
+    let manifest = f.manifest(
+        "killed.yaml",
+        r#"name: killed
+defaults:
+  type: shell
+steps:
+  - name: work
+    prompt: sleep 1; echo run >> $BERTH_FLEET_DIR/work.runs
+  - name: after
+    prompt: echo run >> $BERTH_FLEET_DIR/after.runs
+    depends_on: work
+"#,
+    );
+    let mut child =
+        f.sb.berth_command(&f.repo, &["pipeline", "run", &manifest])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+    let state = f.run_dir("killed", 1).join("state.toml");
+    let mut pids = Vec::new();
+    wait_for("the agent to run", || {
+        pids = recorded_pids(&state);
+        pids.len() == 2
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(f.record("killed", 1)["state"], "running");
+    // Its agent runs on under its supervisor: resuming now would start it twice.
+    let refused =
+        f.sb.berth_err(&f.repo, &["pipeline", "run", "--resume", "killed-1"]);
+    assert!(
+        refused.contains(
+            "was left by a git berth that ended without saying so, and its agents work (pid"
+        ),
+        "{refused}"
+    );
+    wait_for("the agent and its supervisor to end", || {
+        pids.iter().all(|&pid| process_gone(pid))
+    });
+    let out = f.run(&["--resume", "killed-1"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(
+        stderr(&out).contains("run killed-1 was left by a git berth that ended without saying so"),
+        "{}",
+        outputs(&out)
+    );
+    let record = f.record("killed", 1);
+    assert_eq!(record["state"], "done", "{record:#}");
+    assert_eq!(f.shared("killed", 1, "after.runs").lines().count(), 1);
 }
 
 #[test]

@@ -162,6 +162,9 @@ pub const FLEET_LOG_EXT: &str = "log";
 pub const RUNS_DIR: &str = "runs";
 /// A pipeline run's record: its stages, agents, exit codes, times and verdict.
 pub const RUN_FILE: &str = "run.json";
+/// Held by the `pipeline run` that runs a run, as long as it runs: a run whose record says it
+/// runs while this lock is free was left by a berth that ended without saying so.
+pub const RUN_LOCK: &str = "run.lock";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the
