@@ -60,6 +60,19 @@ pub fn lock_briefly(path: &Path) -> Result<Held> {
     held(file, path)
 }
 
+/// Take the lock at `path` (made if missing) if no one holds it; none when another process
+/// (or another handle of this one) holds it.
+pub fn try_lock(path: &Path) -> Result<Option<Held>> {
+    let file = open(path)?;
+    match file.try_lock() {
+        Ok(()) => held(file, path).map(Some),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
+}
+
 fn open(path: &Path) -> Result<File> {
     OpenOptions::new()
         .read(true)

@@ -186,7 +186,7 @@ fn print_plan(out: &mut dyn Write, p: &Planned) -> Result<()> {
 
 fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
     let state_dir = ctx.state_dir();
-    let (planned, dir, rec, fresh) = match &args.resume {
+    let (planned, dir, rec, fresh, _held) = match &args.resume {
         Some(id) => {
             let dir = record::find(&state_dir, id).ok_or_else(|| {
                 refuse_with_hint(
@@ -194,12 +194,15 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
                     "list the runs with: git berth pipeline runs",
                 )
             })?;
-            let old = record::load(&dir)?;
-            if old.state == Standing::Running && old.ended.is_none() {
+            let Some(held) = record::hold(&dir)? else {
                 return Err(refuse_with_hint(
-                    format!("run {id} is still running (or was killed before it could say so)"),
+                    format!("run {id} is running, in another git berth"),
                     format!("see it with: git berth pipeline inspect {id}"),
                 ));
+            };
+            let old = record::load(&dir)?;
+            if old.state == Standing::Running {
+                left_running(ctx, &dir, id)?;
             }
             let at = dir.clone();
             let planned = plan::plan(ctx, &old.manifest, &old.vars, &|_| {
@@ -207,15 +210,19 @@ fn run_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> Result<()> {
             })?;
             same_shape(&old, &planned)?;
             judge_allowed(&planned)?;
-            (planned, dir, old, false)
+            (planned, dir, old, false, held)
         }
         None => {
+            // Planned as given, so its errors name the file as the person wrote it; recorded
+            // absolute, so `--resume` finds it from any folder.
             let manifest = args.manifest.as_deref().unwrap_or_default();
-            let manifest = absolute(manifest);
-            let (planned, dir, rec) = start(&state_dir, &args.vars, &|run| {
-                plan::plan(ctx, &manifest, &args.vars, run)
+            let (planned, dir, rec, held) = start(&state_dir, &args.vars, &|run| {
+                plan::plan(ctx, manifest, &args.vars, run).map(|mut p| {
+                    p.plan.manifest = absolute(manifest);
+                    p
+                })
             })?;
-            (planned, dir, rec, true)
+            (planned, dir, rec, true, held)
         }
     };
     let done = execute(ctx, &planned, &dir, rec, fresh, args.jobs, args.json, out)?;
@@ -231,7 +238,7 @@ fn start(
     state_dir: &std::path::Path,
     vars: &[(String, String)],
     plan: &dyn Fn(NameRun<'_>) -> Result<Planned>,
-) -> Result<(Planned, PathBuf, RunRecord)> {
+) -> Result<(Planned, PathBuf, RunRecord, crate::lockwait::Held)> {
     let made = Mutex::new(None);
     let planned = plan(&|slug| {
         let (id, dir) = record::new_run_dir(state_dir, slug)?;
@@ -251,6 +258,8 @@ fn start(
         }
     };
     let dir = planned.plan.folder.clone();
+    let held = record::hold(&dir)?
+        .ok_or_else(|| crate::error::bug(format!("the new run {} is held already", planned.id)))?;
     let rec = exec::fresh_record(
         &planned.plan,
         &planned.run_stages,
@@ -260,7 +269,7 @@ fn start(
         vars,
     );
     record::save(&dir, &rec)?;
-    Ok((planned, dir, rec))
+    Ok((planned, dir, rec, held))
 }
 
 /// Run the planned pipeline in its folder `dir` from its record `rec` (`fresh` when nothing of it
@@ -311,7 +320,10 @@ fn execute(
     )?;
     view.finish();
     if json {
-        super::write_json(out, &done)?;
+        // One line, as every change before it: the output is a stream of JSON lines.
+        let line = serde_json::to_string(&done)
+            .map_err(|e| crate::error::bug(format!("cannot write JSON: {e}")))?;
+        writeln!(out, "{line}")?;
     } else {
         summary(ctx, &done);
     }
@@ -326,6 +338,41 @@ fn judge_allowed(planned: &Planned) -> Result<()> {
             "running a judge, which approves a head",
         )?;
     }
+    Ok(())
+}
+
+/// A run to resume that its record says runs, while no berth holds it: the berth that ran it
+/// ended without saying so (killed). Refused while an agent of it still runs under its
+/// supervisor; else said, and resumed.
+fn left_running(ctx: &Context, dir: &std::path::Path, id: &str) -> Result<()> {
+    let running: Vec<String> = crate::fleet::Fleet::at(dir.to_path_buf())
+        .load()?
+        .map(|state| {
+            state
+                .agents
+                .iter()
+                .filter(|a| a.alive() || a.supervisor_alive())
+                .map(|a| match a.pid.or(a.supervisor) {
+                    Some(pid) => format!("{} (pid {pid})", a.name),
+                    None => a.name.clone(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !running.is_empty() {
+        return Err(refuse_with_hint(
+            format!(
+                "run {id} was left by a git berth that ended without saying so, and its agents {} still run",
+                running.join(", ")
+            ),
+            format!(
+                "wait for them to end, or end them with kill <pid>; then: git berth pipeline run --resume {id}"
+            ),
+        ));
+    }
+    ctx.ui.warn(format_args!(
+        "run {id} was left by a git berth that ended without saying so; running again what did not finish"
+    ));
     Ok(())
 }
 
@@ -905,7 +952,7 @@ fn review_pr(ctx: &Context, name: &str, args: &PrArgs, out: &mut dyn Write) -> R
     vars.push(("pr".to_owned(), number.to_string()));
     let head = fetch_head(ctx, number)?;
     let state_dir = ctx.state_dir();
-    let (planned, dir, mut rec) = start(&state_dir, &vars, &|run| {
+    let (planned, dir, mut rec, _held) = start(&state_dir, &vars, &|run| {
         plan::plan_text(ctx, &preset.from, &preset.text, &vars, run, Some(&head))
     })?;
     // The preset's text, kept with the run, so `pipeline run --resume <id>` can plan it again.

@@ -294,7 +294,9 @@ impl Runner<'_> {
                     agent: Some(a.name.clone()),
                     state: a.state,
                     exit: a.exit,
-                    elapsed: a.started.map(|s| a.ended.unwrap_or_else(clock::now) - s),
+                    elapsed: a
+                        .started
+                        .map(|s| a.ended.unwrap_or_else(clock::now).saturating_sub(s)),
                     log: a.log.clone(),
                     error: a.error.clone(),
                 });
@@ -386,6 +388,13 @@ impl Runner<'_> {
         self.set_agent(si, ai, |a| {
             a.state = Standing::Running;
             a.started = Some(started);
+        })?;
+        // A resumed agent's state still holds how its last run ended: cleared, so that end
+        // is not taken for this run's.
+        self.fleet.update_agent(&agent.slug, |s| {
+            (s.pid, s.pid_start) = (None, None);
+            (s.supervisor, s.supervisor_start) = (None, None);
+            (s.ended, s.exit, s.signal) = (None, None, None);
         })?;
         let launched = up::launch_headless(ctx, self.fleet, self.job.plan, agent, self.supervisor);
         if let Some(why) = launched.error {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::{error, names, statefile};
+use crate::{error, lockwait, names, statefile};
 
 /// The format this build writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -165,6 +165,11 @@ pub fn find(state_dir: &Path, id: &str) -> Option<PathBuf> {
     n.parse::<u64>().ok()?;
     let dir = runs_of(state_dir, slug).join(n);
     dir.join(names::RUN_FILE).is_file().then_some(dir)
+}
+
+/// Hold run `dir` for as long as the value lives: none when another berth runs it now.
+pub fn hold(dir: &Path) -> Result<Option<lockwait::Held>> {
+    lockwait::try_lock(&dir.join(names::RUN_LOCK))
 }
 
 /// Every run of every pipeline here, oldest first; a record that does not parse is an error

@@ -174,6 +174,9 @@ pub const PR_REVIEW_FILE: &str = "review.md";
 pub const RUN_MANIFEST: &str = "manifest";
 /// Where `pr-review` fetches a pull request's head: this prefix and its number.
 pub const PR_HEAD_REFS: &str = "refs/berth/pr/";
+/// Held by the `pipeline run` that runs a run, as long as it runs: a run whose record says it
+/// runs while this lock is free was left by a berth that ended without saying so.
+pub const RUN_LOCK: &str = "run.lock";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the

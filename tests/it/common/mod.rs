@@ -827,3 +827,14 @@ pub fn skip(tool: &str, why: &str) {
     }
     eprintln!("skipped: {why}");
 }
+
+/// Write `body` to `path` as an executable `sh` script (a `#!/bin/sh` line goes first); `path`.
+pub fn write_script(path: &Path, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, format!("#!/bin/sh\n{body}")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
+}
