@@ -240,8 +240,15 @@ fn start(
     plan: &dyn Fn(NameRun<'_>) -> Result<Planned>,
 ) -> Result<(Planned, PathBuf, RunRecord, crate::lockwait::Held)> {
     let made = Mutex::new(None);
+    // A run's id names its worktrees: one whose worktrees are still here is not given again.
+    let names: Vec<String> = crate::registry::Store::new(state_dir.to_path_buf())
+        .load()?
+        .worktrees
+        .into_iter()
+        .map(|w| w.name)
+        .collect();
     let planned = plan(&|slug| {
-        let (id, dir) = record::new_run_dir(state_dir, slug)?;
+        let (id, dir) = record::new_run_dir(state_dir, slug, &|id| worktrees_named(&names, id))?;
         if let Ok(mut m) = made.lock() {
             *m = Some(dir.clone());
         }
@@ -328,6 +335,13 @@ fn execute(
         summary(ctx, &done);
     }
     Ok(done)
+}
+
+/// Whether a worktree named `<id>/...` is among `names`.
+fn worktrees_named(names: &[String], id: &str) -> bool {
+    names
+        .iter()
+        .any(|n| n.strip_prefix(id).is_some_and(|rest| rest.starts_with('/')))
 }
 
 /// A judge approves its winner, as `review approve` does: for a person or the master only.
@@ -426,7 +440,7 @@ fn summary(ctx: &Context, r: &RunRecord) {
         r.state.as_str(),
         took
     ));
-    if let Some(v) = &r.verdict {
+    if let Some(v) = r.verdict.as_ref().filter(|_| r.state == Standing::Done) {
         let worktree = r
             .stages
             .iter()

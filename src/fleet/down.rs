@@ -48,6 +48,26 @@ pub struct Report {
 /// Take the fleet down: end its agents within `grace`, wait for their supervisors, forget the
 /// agents that ended, remove the worktrees that hold nothing of value, and record it as down.
 pub fn down(ctx: &Context, fleet: &Fleet, state: &State, grace: Duration) -> Result<Report> {
+    let agents = end_agents(fleet, state, grace)?;
+    forget_ended(ctx, state)?;
+    let outcomes = teardown(ctx, fleet, state)?;
+    fleet.update(|s| {
+        s.down = Some(clock::now());
+        Ok(())
+    })?;
+    Ok(Report {
+        fleet: state.name.clone(),
+        slug: fleet.slug(),
+        agents,
+        worktrees: outcomes,
+        folder: fleet.dir.clone(),
+    })
+}
+
+/// End every agent `state` records (its whole process group: SIGTERM, then SIGKILL after
+/// `grace`), then give the supervisors time to record the ends and run the end commands, and end
+/// any still running. How each agent's end went: `fleet down` and an interrupted pipeline run.
+pub fn end_agents(fleet: &Fleet, state: &State, grace: Duration) -> Result<Vec<StoppedAgent>> {
     let targets: Vec<Option<Target>> = state
         .agents
         .iter()
@@ -75,19 +95,7 @@ pub fn down(ctx: &Context, fleet: &Fleet, state: &State, grace: Duration) -> Res
         })
         .collect();
     end_supervisors(fleet, SUPERVISOR_GRACE)?;
-    forget_ended(ctx, state)?;
-    let outcomes = teardown(ctx, fleet, state)?;
-    fleet.update(|s| {
-        s.down = Some(clock::now());
-        Ok(())
-    })?;
-    Ok(Report {
-        fleet: state.name.clone(),
-        slug: fleet.slug(),
-        agents,
-        worktrees: outcomes,
-        folder: fleet.dir.clone(),
-    })
+    Ok(agents)
 }
 
 /// Wait up to `grace` for the supervisors still running (they record the end, then run the

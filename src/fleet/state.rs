@@ -172,6 +172,13 @@ impl AgentState {
         }
     }
 
+    /// Whether it started, and its process and its supervisor are both gone while nothing
+    /// recorded how it ended (a supervisor killed with it). Read the state again before taking
+    /// this as final: the supervisor may have recorded the end and gone since it was read.
+    pub fn lost(&self) -> bool {
+        self.ended.is_none() && self.pid.is_some() && !self.alive() && !self.supervisor_alive()
+    }
+
     /// The exit code as a shell reports it: the code, or 128 + the signal's number.
     pub fn exit_code(&self) -> Option<i32> {
         self.exit.or(self.signal.map(|s| 128 + s))

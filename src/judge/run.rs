@@ -141,6 +141,15 @@ impl Running {
         self.child.id()
     }
 
+    /// Whether the judge has ended (its status is then kept for [`Running::wait`]).
+    pub fn ended(&mut self) -> Result<bool> {
+        Ok(self
+            .child
+            .try_wait()
+            .context("cannot wait for the judge to end")?
+            .is_some())
+    }
+
     /// Wait for the judge to end and for its stdout to be read to the end.
     pub fn wait(mut self) -> Result<Ran> {
         let status = self

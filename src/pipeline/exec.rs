@@ -84,22 +84,109 @@ pub fn run(
     report: &mut dyn FnMut(&Event),
 ) -> Result<RunRecord> {
     let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    for signal in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
     let (fleet, supervisor) = up::prepare(ctx, job.plan, fresh)?;
     let shared = Mutex::new(record);
     let (tx, rx) = mpsc::channel();
-    let said = Said { rx, report };
-    let mut said = said;
+    let mut said = Said { rx, report };
     let runner = Runner {
         tx: Mutex::new(tx),
+        ran: Mutex::new(std::collections::HashSet::new()),
         job,
         fleet: &fleet,
         supervisor: &supervisor,
         record: &shared,
         stop: &stop,
     };
+    // Whatever ends the stages (done, a signal, an error, a panic), every agent left running is
+    // ended and the record says how the run went; an error is returned after that.
+    let went = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        stages(ctx, &runner, &mut said)
+    }));
+    let failure = match went {
+        Ok(Ok(())) => None,
+        Ok(Err(err)) => Some(err),
+        Err(_) => Some(crate::error::bug("a pipeline thread panicked")),
+    };
+    let stopped = stop.load(Ordering::SeqCst) || failure.is_some();
+    if stopped && let Some(state) = fleet.load()? {
+        crate::fleet::down::end_agents(&fleet, &state, crate::orchestrator::agents::STOP_GRACE)?;
+        // An agent that finished its work meanwhile is done; one the stop ended is interrupted.
+        for (si, stage) in job.stages.iter().enumerate() {
+            for (ai, &i) in stage.agents.iter().enumerate() {
+                if runner.agent_state(si, ai) == Standing::Running
+                    && runner.settle(si, ai, &job.plan.agents[i])? == Some(false)
+                {
+                    runner.set_agent(si, ai, |a| a.state = Standing::Interrupted)?;
+                }
+            }
+        }
+    }
+    // After a stop, nothing of the run may be left running (a supervisor finishing an agent's
+    // end commands after a run that ended well is no concern).
+    let left = match stopped {
+        true => fleet
+            .load()?
+            .map(|s| {
+                s.running()
+                    .iter()
+                    .map(|a| a.name.clone())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+        false => Vec::new(),
+    };
+    runner.change(|r| {
+        r.state = if failure.is_some() {
+            Standing::Failed
+        } else if stopped {
+            Standing::Interrupted
+        } else if r.stages.iter().all(|s| s.state == Standing::Done) {
+            Standing::Done
+        } else {
+            Standing::Failed
+        };
+        r.ended = Some(clock::now());
+        for s in &mut r.stages {
+            if stopped && matches!(s.state, Standing::Queued | Standing::Running) {
+                s.state = Standing::Interrupted;
+            }
+            for a in &mut s.agents {
+                if stopped && matches!(a.state, Standing::Queued | Standing::Running) {
+                    a.state = Standing::Interrupted;
+                }
+            }
+        }
+    })?;
+    said.drain();
+    if !left.is_empty() {
+        return Err(crate::error::refuse_with_hint(
+            format!(
+                "agents of the run still run after being ended: {}",
+                left.join(", ")
+            ),
+            "end them with: git berth stop <agent>",
+        ));
+    }
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    shared
+        .into_inner()
+        .map_err(|_| crate::error::bug("a pipeline thread panicked"))
+}
+
+/// Run the stages not done, in order: a stage whose dependencies are not all done is skipped, and
+/// a stop (a signal) starts no further stage.
+fn stages(ctx: &Context, runner: &Runner<'_>, said: &mut Said<'_>) -> Result<()> {
+    let job = runner.job;
+    let stop = runner.stop;
     runner.change(|r| {
         r.state = Standing::Running;
         r.ended = None;
@@ -129,7 +216,7 @@ pub fn run(
         said.drain();
         let ok = match &stage.judge {
             Some(judge) => runner.judge(ctx, si, judge)?,
-            None => runner.agents(ctx, si, stage, &mut said)?,
+            None => runner.agents(ctx, si, stage, said)?,
         };
         let state = if stop.load(Ordering::SeqCst) {
             Standing::Interrupted
@@ -141,68 +228,6 @@ pub fn run(
         runner.set_stage(si, state, None)?;
         said.drain();
     }
-    let interrupted = stop.load(Ordering::SeqCst);
-    if interrupted {
-        end_all(&fleet)?;
-    }
-    runner.change(|r| {
-        r.state = if interrupted {
-            Standing::Interrupted
-        } else if r.stages.iter().all(|s| s.state == Standing::Done) {
-            Standing::Done
-        } else {
-            Standing::Failed
-        };
-        r.ended = Some(clock::now());
-        for s in &mut r.stages {
-            if interrupted && matches!(s.state, Standing::Queued | Standing::Running) {
-                s.state = Standing::Interrupted;
-            }
-            for a in &mut s.agents {
-                if interrupted && matches!(a.state, Standing::Queued | Standing::Running) {
-                    a.state = Standing::Interrupted;
-                }
-            }
-        }
-    })?;
-    said.drain();
-    let out = shared
-        .into_inner()
-        .map_err(|_| crate::error::bug("a pipeline thread panicked"))?;
-    Ok(out)
-}
-
-/// End every agent of the run that still runs (its process group, then its supervisor's).
-fn end_all(fleet: &Fleet) -> Result<()> {
-    let Some(state) = fleet.load()? else {
-        return Ok(());
-    };
-    let targets: Vec<Target> = state
-        .agents
-        .iter()
-        .filter(|a| a.alive())
-        .filter_map(|a| {
-            a.pid.map(|pid| Target {
-                pid,
-                start: a.pid_start,
-            })
-        })
-        .collect();
-    terminal::end(&targets, crate::orchestrator::agents::STOP_GRACE);
-    let supervisors: Vec<Target> = state
-        .agents
-        .iter()
-        .filter(|a| a.supervisor_alive())
-        .filter_map(|a| {
-            a.supervisor.map(|pid| Target {
-                pid,
-                start: a.supervisor_start,
-            })
-        })
-        .collect();
-    // A supervisor records the end it saw within moments; then it goes too.
-    std::thread::sleep(Duration::from_millis(200));
-    terminal::end(&supervisors, Duration::from_secs(2));
     Ok(())
 }
 
@@ -225,6 +250,8 @@ impl Said<'_> {
 /// its own).
 struct Runner<'a> {
     tx: Mutex<Sender<Event>>,
+    /// The agents this invocation launched (by slug): a kept verdict over any of them is stale.
+    ran: Mutex<std::collections::HashSet<String>>,
     job: &'a Job<'a>,
     fleet: &'a Fleet,
     supervisor: &'a [String],
@@ -351,8 +378,14 @@ impl Runner<'_> {
                             if self.stop.load(Ordering::SeqCst) {
                                 return Ok(());
                             }
-                            if !self.one(&ctx, si, ai, &plan.agents[stage.agents[ai]])? {
-                                failed.store(true, Ordering::SeqCst);
+                            match self.one(&ctx, si, ai, &plan.agents[stage.agents[ai]]) {
+                                Ok(true) => {}
+                                Ok(false) => failed.store(true, Ordering::SeqCst),
+                                Err(err) => {
+                                    // The run stops: every agent it started is ended.
+                                    self.stop.store(true, Ordering::SeqCst);
+                                    return Err(err);
+                                }
                             }
                         }
                     }
@@ -396,6 +429,9 @@ impl Runner<'_> {
             (s.supervisor, s.supervisor_start) = (None, None);
             (s.ended, s.exit, s.signal) = (None, None, None);
         })?;
+        if let Ok(mut ran) = self.ran.lock() {
+            ran.insert(agent.slug.clone());
+        }
         let launched = up::launch_headless(ctx, self.fleet, self.job.plan, agent, self.supervisor);
         if let Some(why) = launched.error {
             self.set_agent(si, ai, |a| {
@@ -409,48 +445,65 @@ impl Runner<'_> {
             if self.stop.load(Ordering::SeqCst) {
                 return Ok(false);
             }
-            let state = self.fleet.load()?;
-            let now = state
-                .as_ref()
-                .and_then(|s| s.agents.iter().find(|a| a.slug == agent.slug).cloned());
-            if let Some(a) = now {
-                let lost =
-                    a.ended.is_none() && !a.alive() && !a.supervisor_alive() && a.pid.is_some();
-                if a.ended.is_some() || lost {
-                    let exit = a.exit_code();
-                    let ok = exit == Some(0);
-                    let message = agent
-                        .log
-                        .as_ref()
-                        .and_then(|l| std::fs::read_to_string(l).ok())
-                        .map(|t| judge::last_lines(&t, judge::SHELL_MESSAGE_LINES))
-                        .unwrap_or_default();
-                    self.set_agent(si, ai, |r| {
-                        r.state = if ok { Standing::Done } else { Standing::Failed };
-                        r.exit = exit;
-                        r.ended = Some(a.ended.unwrap_or_else(clock::now));
-                        r.worktree = a.worktree.clone();
-                        r.branch = a.branch.clone();
-                        if let Some(p) = &a.path {
-                            r.path = p.clone();
-                        }
-                        r.message = message;
-                        if lost {
-                            r.error = Some(
-                                "its process and its supervisor are gone, and nothing recorded \
-                                 how it ended"
-                                    .to_owned(),
-                            );
-                        }
-                    })?;
-                    return Ok(ok);
-                }
+            if let Some(ok) = self.settle(si, ai, agent)? {
+                return Ok(ok);
             }
             std::thread::sleep(POLL);
         }
     }
 
-    /// Run the judge of stage `si` over its candidates; whether its verdict is kept and recorded.
+    /// Record agent `ai` of stage `si` as its fleet state says it ended: whether it ended 0, or
+    /// none while it runs.
+    fn settle(&self, si: usize, ai: usize, agent: &PlannedAgent) -> Result<Option<bool>> {
+        let find = |state: Option<crate::fleet::State>| {
+            state.and_then(|s| s.agents.into_iter().find(|a| a.slug == agent.slug))
+        };
+        let Some(mut a) = find(self.fleet.load()?) else {
+            return Ok(None);
+        };
+        if a.ended.is_none() && a.lost() {
+            // The supervisor may have recorded the end and gone since the state was read.
+            match find(self.fleet.load()?) {
+                Some(again) => a = again,
+                None => return Ok(None),
+            }
+        }
+        let lost = a.ended.is_none() && a.lost();
+        if a.ended.is_none() && !lost {
+            return Ok(None);
+        }
+        let exit = a.exit_code();
+        let ok = exit == Some(0);
+        let message = agent
+            .log
+            .as_ref()
+            .and_then(|l| std::fs::read_to_string(l).ok())
+            .map(|t| final_message(&t))
+            .unwrap_or_default();
+        self.set_agent(si, ai, |r| {
+            r.state = if ok { Standing::Done } else { Standing::Failed };
+            r.exit = exit;
+            r.ended = Some(a.ended.unwrap_or_else(clock::now));
+            r.worktree = a.worktree.clone();
+            r.branch = a.branch.clone();
+            if let Some(p) = &a.path {
+                r.path = p.clone();
+            }
+            r.message = message;
+            if lost {
+                r.error = Some(
+                    "its process and its supervisor are gone, and nothing recorded how it ended"
+                        .to_owned(),
+                );
+            }
+        })?;
+        Ok(Some(ok))
+    }
+
+    /// Run the judge of stage `si` over its candidates; whether its verdict is kept and recorded
+    /// (and, with `auto_pr`, its pull request opened). A verdict kept by an earlier attempt of
+    /// this run is used again when no candidate ran since, so a resumed run neither asks the
+    /// judge twice nor opens a second pull request.
     fn judge(&self, ctx: &Context, si: usize, judge: &JudgeStage) -> Result<bool> {
         let plan = self.job.plan;
         let base = plan.base.clone().unwrap_or_else(|| ctx.trunk());
@@ -479,59 +532,38 @@ impl Runner<'_> {
                 Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
             }
         }
-        let log = self
-            .job
-            .dir
-            .join(format!("{}.judge.log", record.stages[si].name));
-        let candidates = self.job.dir.join(names::JUDGE_CANDIDATES_FILE);
-        self.change(|r| {
-            if let Some(j) = &mut r.stages[si].judge {
-                j.log = Some(log.clone());
-            }
-        })?;
-        let ran = judge::run::command(&ctx.repo).and_then(|command| {
-            judge::run::write_candidates(&candidates, &entries)?;
-            let prompt = judge::prompt::render(judge.criteria.as_deref(), &entries);
-            let running = judge::run::start(&command, &prompt, self.job.dir, &candidates, &log)?;
-            running.wait()
+        let reran = judge.candidates.iter().any(|&i| {
+            self.ran
+                .lock()
+                .is_ok_and(|r| r.contains(&plan.agents[i].slug))
         });
-        let ran = match ran {
-            Ok(ran) => ran,
-            Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
-        };
-        if !ran.status.success() {
-            return self.judge_failed(
-                si,
-                format!(
-                    "the judge ended with {}; its output is in {}",
-                    ran.status,
-                    log.display()
-                ),
-            );
-        }
-        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-        let verdict = match judge::verdict::parse(&ran.stdout, &names) {
-            Ok(v) => v,
-            Err(why) => {
-                return self.judge_failed(
-                    si,
-                    format!(
-                        "no valid verdict: {why}; its output is in {}",
-                        log.display()
-                    ),
-                );
+        let verdict = match record.verdict.clone().filter(|_| !reran) {
+            Some(kept) => kept,
+            None => {
+                self.change(|r| {
+                    r.verdict = None;
+                    r.pull_request = None;
+                })?;
+                match self.ask_judge(ctx, si, judge, &record, &entries)? {
+                    Some(v) => v,
+                    None => return Ok(false),
+                }
             }
         };
+        if self.stop.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
         judge::verdict::keep(self.job.dir, &verdict)?;
         let session = judge::record::session(&record.slug, &record.id);
         let given = match judge::record::record(ctx, &session, &verdict, &entries) {
             Ok(given) => given,
             Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
         };
-        if let Some(w) = given
+        self.change(|r| r.verdict = Some(verdict.clone()))?;
+        let dirty = given
             .iter()
-            .find(|g| g.dirty && g.review == crate::landing::review::State::Approved)
-        {
+            .find(|g| g.dirty && g.review == crate::landing::review::State::Approved);
+        if let Some(w) = dirty {
             ctx.ui.warn(format_args!(
                 "the winner's worktree {} has uncommitted changes the judge read; the approval \
                  covers its commits only: commit them there and have it reviewed again before \
@@ -539,30 +571,134 @@ impl Runner<'_> {
                 w.name
             ));
         }
-        let winner = entries.iter().find(|e| e.name == verdict.winner).cloned();
-        self.change(|r| r.verdict = Some(verdict.clone()))?;
-        if let (Some(base), Some(w)) = (&judge.auto_pr, winner) {
-            // From the primary checkout, where a remote's relative path is meant from.
-            let from = ctx.primary.clone().unwrap_or_else(|| w.worktree.clone());
-            let opened =
-                crate::git::program::push_winner(&ctx.repo, &from, &w.branch).and_then(|_| {
-                    crate::gh::pr_create(
-                        &from,
-                        base,
-                        &w.branch,
-                        &format!("{}: {}", record.pipeline, w.name),
-                        &format!(
-                            "Picked by the judge of pipeline run {}.\n\n{}",
-                            record.id, verdict.reasons
-                        ),
-                    )
-                });
-            match opened {
-                Ok(url) => self.change(|r| r.pull_request = Some(url))?,
-                Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
-            }
+        let Some(base) = &judge.auto_pr else {
+            return Ok(true);
+        };
+        if record.pull_request.is_some() && !reran {
+            return Ok(true);
+        }
+        let Some(w) = entries.iter().find(|e| e.name == verdict.winner) else {
+            return Ok(true);
+        };
+        if let Some(d) = dirty {
+            // What the judge read is not in the branch: a pull request of it would not hold it.
+            return self.judge_failed(
+                si,
+                format!(
+                    "auto_pr: the winner {} has uncommitted work, so its branch {} holds none of \
+                     what the judge read: commit it in {}, then push it and open the pull \
+                     request yourself (gh pr create --base {base} --head {})",
+                    d.name,
+                    w.branch,
+                    w.worktree.display(),
+                    w.branch
+                ),
+            );
+        }
+        // From the primary checkout, where a remote's relative path is meant from.
+        let from = ctx.primary.clone().unwrap_or_else(|| w.worktree.clone());
+        let opened = crate::git::program::push_winner(&ctx.repo, &from, &w.branch).and_then(|_| {
+            crate::gh::pr_create(
+                &from,
+                base,
+                &w.branch,
+                &format!("{}: {}", record.pipeline, w.name),
+                &format!(
+                    "Picked by the judge of pipeline run {}.\n\n{}",
+                    record.id, verdict.reasons
+                ),
+            )
+        });
+        match opened {
+            Ok(url) => self.change(|r| r.pull_request = Some(url))?,
+            Err(err) => return self.judge_failed(si, crate::error::render(&err).0),
         }
         Ok(true)
+    }
+
+    /// Run the judge command over `entries` and read its verdict; none when it failed (said in
+    /// the stage's record) or the run was stopped meanwhile (the judge's process group ended).
+    fn ask_judge(
+        &self,
+        ctx: &Context,
+        si: usize,
+        judge: &JudgeStage,
+        record: &RunRecord,
+        entries: &[judge::Entry],
+    ) -> Result<Option<judge::verdict::Verdict>> {
+        let log = self.job.dir.join(format!(
+            "{}.{}",
+            record.stages[si].name,
+            names::JUDGE_LOG_SUFFIX
+        ));
+        let candidates = self.job.dir.join(names::JUDGE_CANDIDATES_FILE);
+        self.change(|r| {
+            if let Some(j) = &mut r.stages[si].judge {
+                j.log = Some(log.clone());
+                j.error = None;
+            }
+        })?;
+        let started = judge::run::command(&ctx.repo).and_then(|command| {
+            judge::run::write_candidates(&candidates, entries)?;
+            let prompt = judge::prompt::render(judge.criteria.as_deref(), entries);
+            judge::run::start(&command, &prompt, self.job.dir, &candidates, &log)
+        });
+        let mut running = match started {
+            Ok(running) => running,
+            Err(err) => {
+                self.judge_failed(si, crate::error::render(&err).0)?;
+                return Ok(None);
+            }
+        };
+        // The judge runs in a process group of its own, out of the terminal's Ctrl-C: the run's
+        // stop ends it.
+        while !running.ended()? {
+            if self.stop.load(Ordering::SeqCst) {
+                let pid = running.pid();
+                terminal::end(
+                    &[Target {
+                        pid,
+                        start: crate::process::start_time(pid),
+                    }],
+                    crate::orchestrator::agents::STOP_GRACE,
+                );
+                let _ = running.wait();
+                return Ok(None);
+            }
+            std::thread::sleep(POLL);
+        }
+        let ran = match running.wait() {
+            Ok(ran) => ran,
+            Err(err) => {
+                self.judge_failed(si, crate::error::render(&err).0)?;
+                return Ok(None);
+            }
+        };
+        if !ran.status.success() {
+            self.judge_failed(
+                si,
+                format!(
+                    "the judge ended with {}; its output is in {}",
+                    ran.status,
+                    log.display()
+                ),
+            )?;
+            return Ok(None);
+        }
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        match judge::verdict::parse(&ran.stdout, &names) {
+            Ok(v) => Ok(Some(v)),
+            Err(why) => {
+                self.judge_failed(
+                    si,
+                    format!(
+                        "no valid verdict: {why}; its output is in {}",
+                        log.display()
+                    ),
+                )?;
+                Ok(None)
+            }
+        }
     }
 
     fn judge_failed(&self, si: usize, why: String) -> Result<bool> {
@@ -573,6 +709,18 @@ impl Runner<'_> {
         })?;
         Ok(false)
     }
+}
+
+/// An agent's final message: the last lines of its log, without the lines its supervisor adds
+/// (`git berth: the agent exited with code 0`, its end commands' headers).
+fn final_message(log: &str) -> String {
+    let prefix = format!("{}: ", names::TOOL);
+    let own: String = log
+        .lines()
+        .filter(|l| !l.starts_with(&prefix))
+        .collect::<Vec<_>>()
+        .join("\n");
+    judge::last_lines(&own, judge::SHELL_MESSAGE_LINES)
 }
 
 /// A fresh record of a run of `plan`'s `stages`: every stage and agent queued.

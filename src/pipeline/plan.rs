@@ -98,6 +98,7 @@ pub fn plan_text(
     )
     .map_err(up::manifest_error)?;
     refuse_auto_pr_without_gh(&pp)?;
+    one_judge(&pp)?;
     let specs: Vec<manifest::AgentSpec> = pp.agents().cloned().collect();
     let plan = up::plan_agents(
         ctx,
@@ -130,6 +131,27 @@ pub fn plan_text(
         run_stages,
         warnings: pp.warnings.clone(),
     })
+}
+
+/// A run keeps one verdict (`verdict.json`, the reviews it gives): a second judge is refused.
+fn one_judge(pp: &PipelinePlan) -> Result<()> {
+    let mut judges = pp
+        .stages
+        .iter()
+        .filter(|s| matches!(s.kind, StageKind::Judge(_)));
+    if let (Some(first), Some(second)) = (judges.next(), judges.next()) {
+        let err = manifest::ManifestError::at(
+            &second.at,
+            &second.path,
+            format!(
+                "a pipeline has one judge, and stage {} judges already: its verdict is the run's; \
+                 make this a separate pipeline",
+                first.name
+            ),
+        );
+        return Err(Refusal::from(err).into());
+    }
+    Ok(())
 }
 
 /// `auto_pr` opens the pull request through `gh`: without it, refused before anything runs.
@@ -214,15 +236,7 @@ fn stages_of(pp: &PipelinePlan, plan: &Plan) -> (Vec<Stage>, Vec<ShownStage>) {
 /// The id and folder a new run of `slug` would get, made by nothing (`pipeline show`).
 pub fn next_run(state_dir: &Path, slug: &str) -> (String, PathBuf) {
     let all = super::record::runs_of(state_dir, slug);
-    let n = std::fs::read_dir(&all)
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<u64>().ok())
-                .max()
-                .unwrap_or(0)
-        })
-        .unwrap_or(0)
-        + 1;
+    let n = super::record::next_number(&all);
     (format!("{slug}-{n}"), all.join(n.to_string()))
 }
 

@@ -133,20 +133,35 @@ pub fn runs_of(state_dir: &Path, slug: &str) -> PathBuf {
     state_dir.join(names::RUNS_DIR).join(slug)
 }
 
-/// Make the folder of a new run of `slug`: the next number after the runs there; two runs
+/// Make the folder of a new run of `slug`: the first number after the runs there that `taken`
+/// does not refuse (an id whose worktrees are still there, its folder removed by hand); two runs
 /// starting at once each get their own (the folder is made, never taken).
-pub fn new_run_dir(state_dir: &Path, slug: &str) -> Result<(String, PathBuf)> {
+pub fn new_run_dir(
+    state_dir: &Path,
+    slug: &str,
+    taken: &dyn Fn(&str) -> bool,
+) -> Result<(String, PathBuf)> {
     let all = runs_of(state_dir, slug);
     std::fs::create_dir_all(&all).with_context(|| format!("cannot create {}", all.display()))?;
-    let mut n = numbers(&all).into_iter().max().unwrap_or(0) + 1;
+    let mut n = next_number(&all);
     loop {
+        let id = format!("{slug}-{n}");
+        if taken(&id) {
+            n += 1;
+            continue;
+        }
         let dir = all.join(n.to_string());
         match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok((format!("{slug}-{n}"), dir)),
+            Ok(()) => return Ok((id, dir)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
             Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
         }
     }
+}
+
+/// The number after the highest run in the folder of all runs of a pipeline `all`.
+pub fn next_number(all: &Path) -> u64 {
+    numbers(all).into_iter().max().unwrap_or(0) + 1
 }
 
 fn numbers(all: &Path) -> Vec<u64> {
@@ -232,9 +247,11 @@ mod tests {
     fn runs_are_numbered_on_from_the_last_and_found_by_id() {
         let dir = std::env::temp_dir().join(format!("berth-runs-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let (a, a_dir) = new_run_dir(&dir, "p").unwrap();
-        let (b, _) = new_run_dir(&dir, "p").unwrap();
+        let (a, a_dir) = new_run_dir(&dir, "p", &|_| false).unwrap();
+        let (b, _) = new_run_dir(&dir, "p", &|_| false).unwrap();
         assert_eq!((a.as_str(), b.as_str()), ("p-1", "p-2"));
+        let (c, _) = new_run_dir(&dir, "p", &|id| id == "p-3").unwrap();
+        assert_eq!(c, "p-4", "an id whose worktrees are there is skipped");
         assert_eq!(find(&dir, "p-1"), None, "no record yet");
         let record = RunRecord {
             version: FORMAT_VERSION,

@@ -189,6 +189,8 @@ pub const FEAT_PREFIX: &str = "feat/";
 pub const DEFAULT_JUDGE_COMMAND: &str = "claude -p";
 /// The judge's verdict, kept in its pipeline run's folder.
 pub const JUDGE_VERDICT_FILE: &str = "verdict.json";
+/// A judge stage's output, in its run's folder: `<stage>.` and this.
+pub const JUDGE_LOG_SUFFIX: &str = "judge.log";
 /// The judge's candidates as JSON (what [`env::JUDGE_CANDIDATES`] names), in the run's folder.
 pub const JUDGE_CANDIDATES_FILE: &str = "candidates.json";
 /// A pipeline judge's review session is this prefix and `<pipeline>/<run id>`; the `/` keeps it
