@@ -132,6 +132,9 @@ pub fn run(
             None => runner.agents(ctx, si, stage, &mut said)?,
         };
         let state = if stop.load(Ordering::SeqCst) {
+            // Its agents end first, and are said to, before the stage.
+            end_all(&fleet)?;
+            runner.interrupt_agents(si)?;
             Standing::Interrupted
         } else if ok {
             Standing::Done
@@ -144,6 +147,9 @@ pub fn run(
     let interrupted = stop.load(Ordering::SeqCst);
     if interrupted {
         end_all(&fleet)?;
+        for si in 0..job.stages.len() {
+            runner.interrupt_agents(si)?;
+        }
     }
     runner.change(|r| {
         r.state = if interrupted {
@@ -373,6 +379,23 @@ impl Runner<'_> {
         })?;
         let all_done = (0..stage.agents.len()).all(|ai| self.agent_state(si, ai) == Standing::Done);
         Ok(!failed.load(Ordering::SeqCst) && all_done)
+    }
+
+    /// Mark each agent of stage `si` that had not ended as interrupted, saying so as its other
+    /// changes were said.
+    fn interrupt_agents(&self, si: usize) -> Result<()> {
+        for ai in 0..self.job.stages[si].agents.len() {
+            if matches!(
+                self.agent_state(si, ai),
+                Standing::Queued | Standing::Running
+            ) {
+                self.set_agent(si, ai, |a| {
+                    a.state = Standing::Interrupted;
+                    a.ended = a.started.map(|_| clock::now());
+                })?;
+            }
+        }
+        Ok(())
     }
 
     fn agent_state(&self, si: usize, ai: usize) -> Standing {

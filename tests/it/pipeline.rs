@@ -526,6 +526,16 @@ stages:
     for pid in &pids {
         assert!(process_gone(*pid), "process {pid} is still running");
     }
+    // Each agent's end is said, then the stage's.
+    let said = stdout(&out);
+    let lines: Vec<&str> = said.lines().collect();
+    let one = lines
+        .iter()
+        .position(|l| l.starts_with("sleepers/one: interrupted"));
+    let stage_end = lines
+        .iter()
+        .position(|l| *l == "stage sleepers: interrupted");
+    assert!(one.is_some() && one < stage_end, "{said}");
     let record = f.record("nap", 1);
     assert_eq!(record["state"], "interrupted", "{record:#}");
     assert!(record["ended"].is_u64(), "{record:#}");
