@@ -446,7 +446,7 @@ impl Runner<'_> {
                         .log
                         .as_ref()
                         .and_then(|l| std::fs::read_to_string(l).ok())
-                        .map(|t| judge::last_lines(&t, judge::SHELL_MESSAGE_LINES))
+                        .map(|t| judge::last_lines(&agent_output(&t), judge::SHELL_MESSAGE_LINES))
                         .unwrap_or_default();
                     self.set_agent(si, ai, |r| {
                         r.state = if ok { Standing::Done } else { Standing::Failed };
@@ -564,6 +564,21 @@ impl Runner<'_> {
     }
 }
 
+/// A headless agent's log without the lines its supervisor wrote after it ended (`git berth:
+/// the agent exited with code 0`): the agent's own output, whose last lines are its final
+/// message. Pure.
+fn agent_output(log: &str) -> String {
+    let said = format!("{}: ", names::TOOL);
+    let mut lines: Vec<&str> = log.trim_end().lines().collect();
+    while lines
+        .last()
+        .is_some_and(|l| l.starts_with(&said) || l.trim().is_empty())
+    {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
 /// A fresh record of a run of `plan`'s `stages`: every stage and agent queued.
 pub fn fresh_record(
     plan: &Plan,
@@ -624,5 +639,18 @@ pub fn fresh_record(
             })
             .collect(),
         verdict: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agents_output_ends_before_what_its_supervisor_said() {
+        let log = "working\nall tests pass\n\ngit berth: the agent exited with code 0\n";
+        assert_eq!(agent_output(log), "working\nall tests pass");
+        assert_eq!(agent_output("git berth: cannot run x: not found\n"), "");
+        assert_eq!(agent_output("done\n"), "done");
     }
 }

@@ -250,6 +250,8 @@ fn three_stages_of_four_agents_and_a_judge_end_with_a_verdict_that_ship_lands() 
         "{one_codex:#}"
     );
     assert_eq!(one_codex["branch"], "berth/trio-1/one-codex");
+    // Its final message is its own output, without what its supervisor wrote after it.
+    assert_eq!(one_codex["message"], "stand-in for codex-stand-in");
 
     let verdict: Value = serde_json::from_str(
         &std::fs::read_to_string(f.run_dir("trio", 1).join("verdict.json")).unwrap(),
