@@ -121,10 +121,16 @@ pub fn run(
         for (si, stage) in job.stages.iter().enumerate() {
             for (ai, &i) in stage.agents.iter().enumerate() {
                 if runner.agent_state(si, ai) == Standing::Running
-                    && runner.settle(si, ai, &job.plan.agents[i])? == Some(false)
+                    && runner.settle(si, ai, &job.plan.agents[i], true)?.is_none()
                 {
                     runner.set_agent(si, ai, |a| a.state = Standing::Interrupted)?;
                 }
+            }
+        }
+        // Then each stage the stop cut short, after its agents.
+        for si in 0..job.stages.len() {
+            if runner.stage_state(si) == Standing::Running {
+                runner.set_stage(si, Standing::Interrupted, None)?;
             }
         }
     }
@@ -218,13 +224,11 @@ fn stages(ctx: &Context, runner: &Runner<'_>, said: &mut Said<'_>) -> Result<()>
             Some(judge) => runner.judge(ctx, si, judge)?,
             None => runner.agents(ctx, si, stage, said)?,
         };
-        let state = if stop.load(Ordering::SeqCst) {
-            Standing::Interrupted
-        } else if ok {
-            Standing::Done
-        } else {
-            Standing::Failed
-        };
+        if stop.load(Ordering::SeqCst) {
+            // Its agents are ended first, then it is recorded as interrupted.
+            break;
+        }
+        let state = if ok { Standing::Done } else { Standing::Failed };
         runner.set_stage(si, state, None)?;
         said.drain();
     }
@@ -445,7 +449,7 @@ impl Runner<'_> {
             if self.stop.load(Ordering::SeqCst) {
                 return Ok(false);
             }
-            if let Some(ok) = self.settle(si, ai, agent)? {
+            if let Some(ok) = self.settle(si, ai, agent, false)? {
                 return Ok(ok);
             }
             std::thread::sleep(POLL);
@@ -453,8 +457,15 @@ impl Runner<'_> {
     }
 
     /// Record agent `ai` of stage `si` as its fleet state says it ended: whether it ended 0, or
-    /// none while it runs.
-    fn settle(&self, si: usize, ai: usize, agent: &PlannedAgent) -> Result<Option<bool>> {
+    /// none while it runs. After a stop (`stopped`), an end other than 0 is the stop's doing:
+    /// recorded as interrupted.
+    fn settle(
+        &self,
+        si: usize,
+        ai: usize,
+        agent: &PlannedAgent,
+        stopped: bool,
+    ) -> Result<Option<bool>> {
         let find = |state: Option<crate::fleet::State>| {
             state.and_then(|s| s.agents.into_iter().find(|a| a.slug == agent.slug))
         };
@@ -481,7 +492,11 @@ impl Runner<'_> {
             .map(|t| final_message(&t))
             .unwrap_or_default();
         self.set_agent(si, ai, |r| {
-            r.state = if ok { Standing::Done } else { Standing::Failed };
+            r.state = match (ok, stopped) {
+                (true, _) => Standing::Done,
+                (false, true) => Standing::Interrupted,
+                (false, false) => Standing::Failed,
+            };
             r.exit = exit;
             r.ended = Some(a.ended.unwrap_or_else(clock::now));
             r.worktree = a.worktree.clone();

@@ -250,6 +250,8 @@ fn three_stages_of_four_agents_and_a_judge_end_with_a_verdict_that_ship_lands() 
         "{one_codex:#}"
     );
     assert_eq!(one_codex["branch"], "berth/trio-1/one-codex");
+    // Its final message is its own output, without what its supervisor wrote after it.
+    assert_eq!(one_codex["message"], "stand-in for codex-stand-in");
 
     let verdict: Value = serde_json::from_str(
         &std::fs::read_to_string(f.run_dir("trio", 1).join("verdict.json")).unwrap(),
@@ -526,6 +528,16 @@ stages:
     for pid in &pids {
         assert!(process_gone(*pid), "process {pid} is still running");
     }
+    // Each agent's end is said, then the stage's.
+    let said = stdout(&out);
+    let lines: Vec<&str> = said.lines().collect();
+    let one = lines
+        .iter()
+        .position(|l| l.starts_with("sleepers/one: interrupted"));
+    let stage_end = lines
+        .iter()
+        .position(|l| *l == "stage sleepers: interrupted");
+    assert!(one.is_some() && one < stage_end, "{said}");
     let record = f.record("nap", 1);
     assert_eq!(record["state"], "interrupted", "{record:#}");
     assert!(record["ended"].is_u64(), "{record:#}");
