@@ -436,9 +436,21 @@ impl Runner<'_> {
             let now = state
                 .as_ref()
                 .and_then(|s| s.agents.iter().find(|a| a.slug == agent.slug).cloned());
-            if let Some(a) = now {
-                let lost =
+            if let Some(mut a) = now {
+                let mut lost =
                     a.ended.is_none() && !a.alive() && !a.supervisor_alive() && a.pid.is_some();
+                if lost {
+                    // The state was read before both were seen gone, and a supervisor records
+                    // the end just before it exits: read again, so that end is not missed.
+                    if let Some(again) = self
+                        .fleet
+                        .load()?
+                        .and_then(|s| s.agents.into_iter().find(|x| x.slug == agent.slug))
+                    {
+                        lost = again.ended.is_none();
+                        a = again;
+                    }
+                }
                 if a.ended.is_some() || lost {
                     let exit = a.exit_code();
                     let ok = exit == Some(0);
