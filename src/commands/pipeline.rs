@@ -707,7 +707,7 @@ fn run_runs(ctx: &Context, args: &RunsArgs, out: &mut dyn Write) -> Result<()> {
             .map(|(dir, r)| Row {
                 pipeline: &r.pipeline,
                 id: &r.id,
-                state: r.state,
+                state: record::standing_now(dir, r),
                 started: r.started,
                 took: r.took(now),
                 folder: dir,
@@ -733,12 +733,12 @@ fn run_runs(ctx: &Context, args: &RunsArgs, out: &mut dyn Write) -> Result<()> {
         gutter: false,
         rows: runs
             .iter()
-            .map(|(_, r)| Row {
+            .map(|(dir, r)| Row {
                 mark: None,
                 cells: vec![
                     Cell::from(r.pipeline.clone()),
                     Cell::from(r.id.clone()),
-                    state_cell(r.state),
+                    state_cell(record::standing_now(dir, r)),
                     Cell::from(clock::age(now, r.started)),
                     Cell::from(clock::format_duration(r.took(now))),
                 ],
@@ -777,7 +777,7 @@ fn run_inspect(ctx: &Context, args: &InspectArgs, out: &mut dyn Write) -> Result
         "run {} of pipeline {}: {}",
         r.id,
         r.pipeline,
-        r.state.as_str()
+        record::standing_now(&dir, &r).as_str()
     )?;
     if let Some(d) = &r.description {
         writeln!(out, "  {d}")?;

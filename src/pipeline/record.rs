@@ -187,6 +187,15 @@ pub fn hold(dir: &Path) -> Result<Option<lockwait::Held>> {
     lockwait::try_lock(&dir.join(names::RUN_LOCK))
 }
 
+/// How the run in `dir` stands now: as its record says, except that a run recorded as running
+/// whose lock no berth holds was left by a berth that ended without saying so: interrupted.
+pub fn standing_now(dir: &Path, record: &RunRecord) -> Standing {
+    match record.state {
+        Standing::Running if matches!(hold(dir), Ok(Some(_))) => Standing::Interrupted,
+        state => state,
+    }
+}
+
 /// Every run of every pipeline here, oldest first; a record that does not parse is an error
 /// naming it.
 pub fn all(state_dir: &Path) -> Result<Vec<(PathBuf, RunRecord)>> {
