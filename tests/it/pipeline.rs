@@ -693,3 +693,112 @@ steps:
     assert!(lines.contains(&"stage third: skipped"), "{text}");
     assert!(!text.contains('\u{1b}'), "{text:?}");
 }
+
+/// A pipeline of two shell candidates that commit a file each, and a judge with `auto_pr`.
+const PICK: &str = r#"name: pick
+defaults:
+  type: shell
+stages:
+  - name: try
+    agents:
+      - name: one
+        prompt: "echo one > one.txt && git add one.txt && git commit -qm one"
+      - name: two
+        prompt: "echo two > two.txt && git add two.txt && git commit -qm two"
+  - name: choose
+    depends_on: [try]
+    judge:
+      criteria: the smaller
+      auto_pr: true
+"#;
+
+#[test]
+fn auto_pr_pushes_the_winners_branch_and_opens_one_pull_request_even_across_a_resume() {
+    let f = Fixture::new();
+    let remote = f.sb.root.join("origin.git");
+    f.sb.git(
+        &f.sb.root,
+        &["init", "-q", "--bare", remote.to_str().unwrap()],
+    );
+    f.sb.git(
+        &f.repo,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    let judge = write_script(
+        &f.sb.root.join("judge.sh"),
+        "echo 'thinking'\necho '{\"winner\": \"two\", \"ranking\": [\"two\", \"one\"], \"reasons\": \"smaller\"}'\n",
+    );
+    f.config("berth.judge.command", judge.to_str().unwrap());
+    let calls = f.sb.root.join("gh.calls");
+    let bin = f.sb.root.join("ghbin");
+    write_script(
+        &bin.join("gh"),
+        &format!(
+            "echo \"$*\" >> {}\necho https://example.invalid/pull/1\n",
+            sh_quote(calls.to_str().unwrap())
+        ),
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let manifest = f.manifest("pick.yaml", PICK);
+    let run = |args: &[&str]| {
+        let mut all = vec!["pipeline", "run"];
+        all.extend_from_slice(args);
+        let mut cmd = f.sb.berth_command(&f.repo, &all);
+        cmd.env("PATH", &path);
+        cmd.output().unwrap()
+    };
+    let out = run(&[&manifest]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert!(stderr(&out).contains("opened its pull request: https://example.invalid/pull/1"));
+    let pushed = f.sb.git(&remote, &["branch", "--list", "berth/pick-1/two"]);
+    assert!(
+        pushed.contains("berth/pick-1/two"),
+        "the winner's branch is not on origin"
+    );
+    assert!(
+        f.sb.git(&remote, &["branch", "--list", "berth/pick-1/one"])
+            .trim()
+            .is_empty()
+    );
+    let said = std::fs::read_to_string(&calls).unwrap();
+    assert_eq!(said.matches("pr create").count(), 1, "{said}");
+    assert!(
+        said.contains("--base main --head berth/pick-1/two"),
+        "{said}"
+    );
+    let record = f.record("pick", 1);
+    assert_eq!(record["pull_request"], "https://example.invalid/pull/1");
+    // The record said otherwise (a berth killed after the pull request): a resume uses the kept
+    // verdict and opens no second one.
+    let file = f.run_dir("pick", 1).join("run.json");
+    let mut edited = record.clone();
+    edited["state"] = "failed".into();
+    edited["stages"][1]["state"] = "failed".into();
+    std::fs::write(&file, serde_json::to_string(&edited).unwrap()).unwrap();
+    let again = run(&["--resume", "pick-1"]);
+    assert!(again.status.success(), "{}", outputs(&again));
+    let said = std::fs::read_to_string(&calls).unwrap();
+    assert_eq!(said.matches("pr create").count(), 1, "{said}");
+}
+
+#[test]
+fn a_judge_without_a_valid_verdict_fails_its_stage_and_keeps_its_output() {
+    let f = Fixture::new();
+    let judge = write_script(
+        &f.sb.root.join("judge.sh"),
+        "echo 'I prefer {\"winner\": \"three\"}'\n",
+    );
+    f.config("berth.judge.command", judge.to_str().unwrap());
+    let manifest = f.manifest("pick.yaml", &PICK.replace("      auto_pr: true\n", ""));
+    let out = f.run(&[&manifest]);
+    assert_eq!(out.status.code(), Some(1), "{}", outputs(&out));
+    let record = f.record("pick", 1);
+    let choose = stage(&record, "choose");
+    assert_eq!(choose["state"], "failed");
+    let why = choose["judge"]["error"].as_str().unwrap();
+    assert!(why.starts_with("no valid verdict"), "{why}");
+    let log = std::fs::read_to_string(choose["judge"]["log"].as_str().unwrap()).unwrap();
+    assert!(log.contains("I prefer"), "{log}");
+    assert!(record.get("verdict").is_none(), "{record:#}");
+    assert!(!f.run_dir("pick", 1).join("verdict.json").exists());
+}
