@@ -25,6 +25,7 @@ pub mod seed;
 pub mod session;
 pub mod slug;
 pub mod statefile;
+pub mod template;
 pub mod ui;
 pub mod wiring;
 pub mod worktree;

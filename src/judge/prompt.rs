@@ -26,7 +26,7 @@ pub fn render(criteria: Option<&str>, entries: &[Entry]) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     let candidates = entries.iter().map(block).collect::<Vec<_>>().join("\n");
-    fill(
+    crate::template::fill(
         TEMPLATE,
         &[
             ("{count}", &count),
@@ -69,31 +69,6 @@ fn block(entry: &Entry) -> String {
 fn fence_for(text: &str) -> String {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat(longest.max(2) + 1)
-}
-
-/// `template` with each placeholder filled once, left to right: a value that holds a
-/// placeholder is not filled again, and braces that name no placeholder (the JSON the judge is
-/// asked for) stay as they are.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
-    let mut out =
-        String::with_capacity(template.len() + values.iter().map(|(_, v)| v.len()).sum::<usize>());
-    let mut rest = template;
-    while let Some(at) = rest.find('{') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match values.iter().find(|(key, _)| rest.starts_with(key)) {
-            Some((key, value)) => {
-                out.push_str(value);
-                rest = &rest[key.len()..];
-            }
-            None => {
-                out.push('{');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

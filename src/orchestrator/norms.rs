@@ -28,24 +28,7 @@ fn fill(template: &str, name: &str, branch: &str, path: &Path, layer: u8) -> Str
         ("{path}", path.as_str()),
         ("{layer}", layer.as_str()),
     ];
-    let mut out = String::with_capacity(template.len() + 256);
-    let mut rest = template;
-    while let Some(at) = rest.find('{') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        match values.iter().find(|(key, _)| rest.starts_with(key)) {
-            Some((key, value)) => {
-                out.push_str(value);
-                rest = &rest[key.len()..];
-            }
-            None => {
-                out.push('{');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    crate::template::fill(template, &values)
 }
 
 #[cfg(test)]
