@@ -10,6 +10,7 @@ pub(crate) mod fast;
 pub mod holders;
 pub mod managed;
 pub mod names;
+pub mod owners;
 pub mod probe;
 pub mod process;
 pub mod runtime;

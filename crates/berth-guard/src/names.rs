@@ -177,6 +177,11 @@ pub const PR_HEAD_REFS: &str = "refs/berth/pr/";
 /// Held by the `pipeline run` that runs a run, as long as it runs: a run whose record says it
 /// runs while this lock is free was left by a berth that ended without saying so.
 pub const RUN_LOCK: &str = "run.lock";
+/// Who owns which paths (`git berth own`), inside [`STATE_DIR`]: the store and the lock every
+/// write of it takes, and the guard's copy ([`crate::owners`]'s format), rewritten with it.
+pub const OWNERS_FILE: &str = "owners.toml";
+pub const OWNERS_LOCK: &str = "owners.lock";
+pub const OWNERS_GUARD_FILE: &str = "owners.guard";
 /// An agent's own session id is this prefix and its name's slug.
 pub const AGENT_SESSION_PREFIX: &str = "agent-";
 /// The tmux session berth opens for agents when it runs outside tmux: this prefix and the
