@@ -26,6 +26,8 @@ pub mod session;
 pub mod slug;
 pub mod statefile;
 pub mod template;
+#[cfg(test)]
+mod testing;
 pub mod ui;
 pub mod wiring;
 pub mod worktree;
