@@ -62,6 +62,9 @@ pub struct PlannedAgent {
     /// The worktree it makes runs no setup hook (`allow_setup_scripts = false`).
     #[serde(skip)]
     pub no_setup: bool,
+    /// What its worktree owns from the start (`owns`), relative to the repository's root.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owns: Vec<String>,
     /// The folder-trust record `auto_trust` writes before it starts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trust: Option<crate::orchestrator::folder_trust::Grant>,
@@ -96,6 +99,9 @@ pub struct Effects {
     pub prompt: Option<String>,
     /// What `fleet up` warns of: a field honoured in part on this machine.
     pub warnings: Vec<String>,
+    /// `owns`: the paths its worktree owns from the start, as patterns relative to the
+    /// repository's root.
+    pub owns: Vec<String>,
     /// `auto_trust = true`: the runtime's folder-trust record is written before it starts;
     /// the index in `fields` of its field, whose meaning depends on the agent's folder.
     pub auto_trust: Option<usize>,
@@ -435,14 +441,49 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
         note(&n.path, n.value.join(", "), from(&n.layer, &n.at), became);
     }
     if let Some(o) = &spec.owns {
-        return Err(refuse(
-            o,
-            "file ownership is not supported yet: leave owns out",
-        ));
+        if spec.placement == Placement::Outside {
+            return Err(refuse(
+                o,
+                "an agent outside any worktree owns nothing: give it a worktree, or leave owns out",
+            ));
+        }
+        for pattern in &o.value {
+            fx.owns
+                .push(owned_pattern(pattern).map_err(|why| refuse(o, why))?);
+        }
+        note(
+            &o.path,
+            o.value.join(", "),
+            from(&o.layer, &o.at),
+            "owned by its worktree from the start (git berth own): another worktree's agent may \
+             not edit them"
+                .to_owned(),
+        );
     }
     fx.background = background;
     fx.fields = fields;
     Ok(fx)
+}
+
+/// A path an agent's `owns` names, as a pattern relative to the repository's root: `./` and a
+/// leading `/` dropped; one that leaves the repository (`..`) or is empty is refused.
+pub fn owned_pattern(written: &str) -> Result<String, String> {
+    let mut p = written.trim();
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    let p = p.trim_start_matches('/');
+    if p.is_empty() || p == "." {
+        return Err(format!(
+            "'{written}' names the whole repository: name the files or folders it owns"
+        ));
+    }
+    if p.split('/').any(|part| part == "..") {
+        return Err(format!(
+            "'{written}' leaves the repository: name paths inside it"
+        ));
+    }
+    Ok(p.to_owned())
 }
 
 /// The text of the template `t` names, each `${key}` filled from `template_vars` (first) or the

@@ -327,7 +327,11 @@ pub fn plan_agents(
             notify: fx.notify.clone(),
             no_setup: fx.no_setup,
             trust,
+            owns: fx.owns.clone(),
         });
+        if let Some(o) = &spec.owns {
+            refuse_overlapping_owns(&agents, o)?;
+        }
     }
     let by_slug: BTreeMap<&str, &str> = specs
         .iter()
@@ -352,6 +356,39 @@ pub fn plan_agents(
         base: wide.base.clone(),
         seed: wide.seed.clone(),
     })
+}
+
+/// Two worktrees never own overlapping paths: the last agent planned (whose `owns` is `o`) is
+/// refused when what its worktree owns overlaps another worktree's; agents sharing a worktree
+/// share what it owns.
+fn refuse_overlapping_owns(
+    agents: &[PlannedAgent],
+    o: &manifest::Sourced<Vec<String>>,
+) -> Result<()> {
+    let Some((last, before)) = agents.split_last() else {
+        return Ok(());
+    };
+    for other in before.iter().filter(|a| a.worktree != last.worktree) {
+        for mine in &last.owns {
+            if let Some(theirs) = other
+                .owns
+                .iter()
+                .find(|t| crate::guard::owners::overlap(mine, t))
+            {
+                let err = manifest::ManifestError::at(
+                    &o.at,
+                    &o.path,
+                    format!(
+                        "'{mine}' overlaps '{theirs}', which agent {} owns in another worktree: two \
+                         worktrees never own the same paths; share a worktree group, or split them",
+                        other.name
+                    ),
+                );
+                return Err(manifest_error(err));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The plan's worktrees: one for each group in each repository its agents work in (this
