@@ -455,8 +455,8 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &o.path,
             o.value.join(", "),
             from(&o.layer, &o.at),
-            "owned by its worktree from the start (git berth own): another worktree's agent may \
-             not edit them"
+            "checked against the other worktrees' owns; not claimed when it starts in this \
+             build, so starting is refused"
                 .to_owned(),
         );
     }
