@@ -250,6 +250,7 @@ pub fn decide_in(
         held: fast::Map::default(),
         owned: fast::Map::default(),
         mine: None,
+        mine_as: fast::Map::default(),
         alive: fast::Map::default(),
     };
     let decision = judge.all(&action.cwd, &effects);
@@ -322,6 +323,9 @@ struct Judge<'p, 'h> {
     owned: fast::Map<PathBuf, Option<std::rc::Rc<[owners::Owned]>>>,
     /// The checkout the agent stands in, by its root: what it owns never blocks it.
     mine: Option<PathBuf>,
+    /// Whether each owner's worktree folder, as written, is [`Judge::mine`] (see
+    /// [`Judge::is_mine`]).
+    mine_as: fast::Map<PathBuf, bool>,
     /// Whether each owner's claim holder still runs, by pid and start time.
     alive: fast::Map<(u32, Option<u64>), bool>,
     /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
@@ -599,16 +603,13 @@ impl Judge<'_, '_> {
         // owned too, when it is one on disk: removing or moving it changes them.
         let mut folder = None;
         for o in owned.iter() {
-            if self.mine.as_deref() == Some(o.worktree.as_path()) {
-                continue;
-            }
             let hit = owners::matches(&o.pattern, rel)
                 || (owners::below(&o.pattern, rel)
                     && *folder.get_or_insert_with(|| {
                         !self.listings.absent(real)
                             && std::fs::symlink_metadata(real).is_ok_and(|m| m.is_dir())
                     }));
-            if hit && self.holder_alive(o.pid, o.start) {
+            if hit && !self.is_mine(&o.worktree) && self.holder_alive(o.pid, o.start) {
                 return Some(Block::Owned {
                     what: said(effect),
                     owner: o.worktree.clone(),
@@ -617,6 +618,23 @@ impl Judge<'_, '_> {
             }
         }
         None
+    }
+
+    /// Whether the worktree folder an owner names is the checkout the agent stands in: as
+    /// written, or with its links followed (asked once per folder).
+    fn is_mine(&mut self, folder: &Path) -> bool {
+        let Some(mine) = &self.mine else {
+            return false;
+        };
+        if folder == mine {
+            return true;
+        }
+        if let Some(&known) = self.mine_as.get(folder) {
+            return known;
+        }
+        let same = probe::resolve(folder).is_ok_and(|real| real == *mine);
+        self.mine_as.insert(folder.to_path_buf(), same);
+        same
     }
 
     /// Whether an owner's claim holder still runs, asked once per holder.
