@@ -192,3 +192,23 @@ fn an_owners_file_that_does_not_parse_blocks_writes_naming_it_and_the_fix() {
     // Reads never look at it.
     assert!(allowed(&shell(&r.b, "cat src/api/x.rs")));
 }
+
+#[test]
+fn an_owner_named_through_a_link_is_still_the_agent_itself() {
+    let r = Repo::new();
+    let link = r.base.join("to-a");
+    std::os::unix::fs::symlink(&r.a, &link).unwrap();
+    let pid = std::process::id();
+    r.own(&[Owned {
+        pid,
+        start: crate::process::start_time(pid),
+        worktree: link,
+        pattern: "src/api/".to_owned(),
+    }]);
+    assert!(allowed(&edit(&r.a, "src/api/x.rs")));
+    assert!(owned_by_a_link(&edit(&r.b, "src/api/x.rs")));
+}
+
+fn owned_by_a_link(d: &Decision) -> bool {
+    matches!(d, Decision::Block(Block::Owned { owner, .. }) if owner.ends_with("to-a"))
+}
