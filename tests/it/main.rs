@@ -20,6 +20,7 @@ mod guard_adapters;
 mod guard_cli;
 mod guard_fuzz;
 mod guard_holders;
+mod guard_owners;
 mod guard_probe;
 mod guard_round4;
 mod guard_sandbox;

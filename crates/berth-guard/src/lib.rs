@@ -10,6 +10,8 @@ pub(crate) mod fast;
 pub mod holders;
 pub mod managed;
 pub mod names;
+#[cfg(test)]
+mod owned_tests;
 pub mod owners;
 pub mod probe;
 pub mod process;
@@ -99,6 +101,13 @@ pub enum Block {
     /// The guard did decide, for a reason of its own that the way out of the primary does not
     /// answer: `hint` says what does.
     Refused { what: String, hint: String },
+    /// It writes what another worktree owns (`git berth own`): `what` says how, `owner` is that
+    /// worktree's folder and `pattern` the owned path it claimed.
+    Owned {
+        what: String,
+        owner: PathBuf,
+        pattern: String,
+    },
 }
 
 impl Block {
@@ -140,6 +149,22 @@ impl Block {
                  hint: commit on your worktree's own branch and tell the master it is ready"
             ),
             Block::Refused { what, hint } => format!("{tool}: blocked: {what}\nhint: {hint}"),
+            Block::Owned {
+                what,
+                owner,
+                pattern,
+            } => {
+                let name = owner.file_name().map_or_else(
+                    || owner.display().to_string(),
+                    |n| n.to_string_lossy().into(),
+                );
+                format!(
+                    "{tool}: blocked: {what}, which the worktree {name} owns ({pattern}); only its \
+                     agent changes it\n\
+                     hint: ask its agent to make the change or to give the path back: `{tool} send \
+                     <agent> ...` (`{tool} list` shows the agent of {name}), or ask the master"
+                )
+            }
             // Only these two name the way out: finding the agent's pid for it reads `/proc`.
             Block::Failed { what } => format!(
                 "{tool}: blocked: the guard could not decide, and the primary checkout is protected: {what}\n{}",
@@ -219,10 +244,14 @@ pub fn decide_in(
         branches: fast::Map::default(),
         cwd: action.cwd.clone(),
         reals: fast::Map::default(),
-        plain: fast::Set::default(),
+        plain: fast::Map::default(),
         session: env.session.map(str::to_string),
         agent: env.agent.map(Agent::Find),
         held: fast::Map::default(),
+        owned: fast::Map::default(),
+        mine: None,
+        mine_as: fast::Map::default(),
+        alive: fast::Map::default(),
     };
     let decision = judge.all(&action.cwd, &effects);
     if exits {
@@ -289,13 +318,24 @@ struct Judge<'p, 'h> {
     agent: Option<Agent>,
     /// The live holder of each linked worktree written in that is not the caller, by root.
     held: fast::Map<PathBuf, Option<holders::Holder>>,
+    /// The owned paths of the repository of each checkout written in, by the checkout's root:
+    /// `None` when its repository has none (see [`probe::owned`]).
+    owned: fast::Map<PathBuf, Option<std::rc::Rc<[owners::Owned]>>>,
+    /// The checkout the agent stands in, by its root: what it owns never blocks it.
+    mine: Option<PathBuf>,
+    /// Whether each owner's worktree folder, as written, is [`Judge::mine`] (see
+    /// [`Judge::is_mine`]).
+    mine_as: fast::Map<PathBuf, bool>,
+    /// Whether each owner's claim holder still runs, by pid and start time.
+    alive: fast::Map<(u32, Option<u64>), bool>,
     /// Paths with every link on their way followed, by the path's bytes (see [`Judge::real`]).
     reals: fast::Map<std::ffi::OsString, PathBuf>,
     /// Folders a write of a plain file (or one not there yet) was judged in and allowed, the
     /// folder itself no link, not managed and not git's: another plain file in one, named like
     /// no managed path and not `.git`, is allowed the same way. Tens of thousands of files cost
-    /// a look-up and at most one `lstat` each.
-    plain: fast::Set<std::ffi::OsString>,
+    /// a look-up and at most one `lstat` each. With each, the root of its checkout when that
+    /// checkout's repository has owned paths, which such a file is still looked up in.
+    plain: fast::Map<std::ffi::OsString, Option<PathBuf>>,
 }
 
 /// The branches a command checks out, in order, with each `-` or `@{-N}` replaced by the one
@@ -354,12 +394,14 @@ impl Judge<'_, '_> {
         match self.place(cwd) {
             Ok(Place::Primary { root }) => {
                 self.primaries.push(root.clone());
+                self.mine = Some(root.clone());
                 self.in_primary = Some(root);
             }
-            Ok(Place::Linked {
-                primary: Some(p), ..
-            }) => self.primaries.push(p),
-            Ok(_) => {}
+            Ok(Place::Linked { root, primary }) => {
+                self.primaries.extend(primary);
+                self.mine = Some(root);
+            }
+            Ok(Place::Outside) => {}
             Err(e) => {
                 return Decision::Block(Block::Failed {
                     what: e.to_string(),
@@ -463,10 +505,16 @@ impl Judge<'_, '_> {
                 }
             }
         }
-        if self.plain.contains(top.as_os_str()) && plain_file(self) {
-            return None;
+        if let Some(scope) = self.plain.get(top.as_os_str()).cloned()
+            && plain_file(self)
+        {
+            // A plain file's path below a real folder is its real path.
+            return scope.and_then(|root| self.owned_in(&root, path, path, effect));
         }
-        let block = self.judge_effect(effect);
+        let mut block = self.judge_effect(effect);
+        if block.is_none() {
+            block = self.ownership(path, effect);
+        }
         // A checkout's own root is no plain file: its folder may hold other checkouts.
         let a_root = matches!(
             self.places.get(path.as_os_str()),
@@ -486,9 +534,115 @@ impl Judge<'_, '_> {
                 .components()
                 .any(|c| c.as_os_str() == ".git" || managed::may_be_managed(c.as_os_str()))
         {
-            self.plain.insert(top.as_os_str().to_owned());
+            let scope = match self.places.get(path.as_os_str()) {
+                Some(Place::Primary { root } | Place::Linked { root, .. })
+                    if self.owned.get(root).is_some_and(Option::is_some) =>
+                {
+                    Some(root.clone())
+                }
+                _ => None,
+            };
+            self.plain.insert(top.as_os_str().to_owned(), scope);
         }
         block
+    }
+
+    /// A block when the write `effect` of `path`, allowed so far, changes what a worktree other
+    /// than the agent's own owns (see [`owners`]). Costs one read of a small file per repository
+    /// written in, and nothing more when it owns nothing.
+    fn ownership(&mut self, path: &Path, effect: &Effect) -> Option<Block> {
+        let place = match self.place(path) {
+            Ok(p) => p,
+            Err(e) => {
+                return Some(Block::Failed {
+                    what: e.to_string(),
+                });
+            }
+        };
+        let root = match &place {
+            Place::Primary { root } | Place::Linked { root, .. } => root.clone(),
+            Place::Outside => return None,
+        };
+        if !self.owned.contains_key(&root) {
+            let owned = match probe::owned(&place) {
+                Ok(owned) => owned.map(|(_, o)| std::rc::Rc::from(o)),
+                Err(e) => {
+                    return Some(Block::Failed {
+                        what: e.to_string(),
+                    });
+                }
+            };
+            self.owned.insert(root.clone(), owned);
+        }
+        let real = self.real(path);
+        self.owned_in(&root, path, &real, effect)
+    }
+
+    /// [`Judge::ownership`] once the checkout `root` that `real` (the written `path` with its
+    /// links followed) lies in is known, and its owned paths are loaded.
+    fn owned_in(
+        &mut self,
+        root: &Path,
+        path: &Path,
+        real: &Path,
+        effect: &Effect,
+    ) -> Option<Block> {
+        let owned = self.owned.get(root).cloned().flatten()?;
+        let Ok(rel) = real.strip_prefix(root).or_else(|_| path.strip_prefix(root)) else {
+            return Some(Block::Failed {
+                what: format!(
+                    "cannot tell which path of {} {} is, to look it up among the owned paths",
+                    root.display(),
+                    path.display()
+                ),
+            });
+        };
+        let rel = rel.to_string_lossy();
+        let rel = rel.as_ref();
+        // What the agent's own checkout owns never blocks it. A folder holding owned paths is
+        // owned too, when it is one on disk: removing or moving it changes them.
+        let mut folder = None;
+        for o in owned.iter() {
+            let hit = owners::matches(&o.pattern, rel)
+                || (owners::below(&o.pattern, rel)
+                    && *folder.get_or_insert_with(|| {
+                        !self.listings.absent(real)
+                            && std::fs::symlink_metadata(real).is_ok_and(|m| m.is_dir())
+                    }));
+            if hit && !self.is_mine(&o.worktree) && self.holder_alive(o.pid, o.start) {
+                return Some(Block::Owned {
+                    what: said(effect),
+                    owner: o.worktree.clone(),
+                    pattern: o.pattern.clone(),
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether the worktree folder an owner names is the checkout the agent stands in: as
+    /// written, or with its links followed (asked once per folder).
+    fn is_mine(&mut self, folder: &Path) -> bool {
+        let Some(mine) = &self.mine else {
+            return false;
+        };
+        if folder == mine {
+            return true;
+        }
+        if let Some(&known) = self.mine_as.get(folder) {
+            return known;
+        }
+        let same = probe::resolve(folder).is_ok_and(|real| real == *mine);
+        self.mine_as.insert(folder.to_path_buf(), same);
+        same
+    }
+
+    /// Whether an owner's claim holder still runs, asked once per holder.
+    fn holder_alive(&mut self, pid: u32, start: Option<u64>) -> bool {
+        *self
+            .alive
+            .entry((pid, start))
+            .or_insert_with(|| process::alive(pid, start))
     }
 
     fn judge_effect(&mut self, effect: &Effect) -> Option<Block> {

@@ -87,6 +87,31 @@ pub fn matches(pattern: &str, rel: &str) -> bool {
     glob_segments(&pat, &path)
 }
 
+/// Whether some path below the folder `rel` (no leading `/`, `/` separators; empty for the
+/// repository's root) could be owned by `pattern`: removing or moving that folder changes it.
+pub fn below(pattern: &str, rel: &str) -> bool {
+    if rel.is_empty() {
+        return true;
+    }
+    let pattern = pattern.strip_suffix('/').unwrap_or(pattern);
+    let pat: Vec<&str> = pattern.split('/').collect();
+    let path: Vec<&str> = rel.split('/').collect();
+    glob_prefix(&pat, &path)
+}
+
+/// Whether a path that goes on below all of `path` could match `pat`: `pat` takes every
+/// segment of `path` and still wants at least one more.
+fn glob_prefix(pat: &[&str], path: &[&str]) -> bool {
+    match (pat.split_first(), path.split_first()) {
+        (_, None) => !pat.is_empty(),
+        (None, Some(_)) => false,
+        (Some((&"**", rest)), Some((_, more))) => glob_prefix(rest, path) || glob_prefix(pat, more),
+        (Some((first, rest)), Some((name, more))) => {
+            glob_name(first.as_bytes(), name.as_bytes()) && glob_prefix(rest, more)
+        }
+    }
+}
+
 /// Segments of a glob against segments of a path; `**` takes any number of them. Linear in
 /// practice: the `**` branch tries each rest of the path once per `**`.
 fn glob_segments(pat: &[&str], path: &[&str]) -> bool {
@@ -203,6 +228,24 @@ mod tests {
         assert!(!matches("src/*.rs", "src/a/lib.rs"));
         assert!(matches("src/?.rs", "src/a.rs"));
         assert!(matches("*", "README"));
+    }
+
+    #[test]
+    fn a_folder_holds_what_is_owned_below_it() {
+        assert!(below("src/api/", "src"));
+        assert!(below("src/api/x.rs", "src/api"));
+        assert!(below("src/api/x.rs", ""));
+        assert!(below("src/**/*.rs", "src/web"));
+        assert!(below("**/*.rs", "docs"));
+        assert!(below("src/*.rs", "src"));
+        assert!(!below("src/*.rs", "src/web"));
+        assert!(!below("src/api/", "src/web"));
+        assert!(
+            !below("src/api/", "src/api"),
+            "the folder itself is matched, not below"
+        );
+        assert!(!below("src/api/x.rs", "src/api/x.rs"));
+        assert!(!below("src/api/", "src/apix"));
     }
 
     #[test]

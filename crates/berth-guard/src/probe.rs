@@ -547,6 +547,78 @@ fn live_holders(admin: &Path) -> io::Result<Vec<crate::holders::Holder>> {
     Ok(live)
 }
 
+/// The owned paths of the repository the checkout `place` lies in (see [`crate::owners`]): the
+/// file `<common dir>/berth/owners.guard` and what it lists; `None` outside any checkout, and
+/// when the file is not there or lists nothing. One read where git lays the repository out as
+/// usual (the common dir is the primary checkout's `.git`); otherwise the `.git` file and
+/// `commondir` lead to it first. A file that is not a list of owned paths is an error naming it
+/// and the command that rewrites it: the guard then blocks.
+pub fn owned(place: &Place) -> io::Result<Option<(PathBuf, Vec<crate::owners::Owned>)>> {
+    let in_state = |common: &Path| {
+        common
+            .join(crate::names::STATE_DIR)
+            .join(crate::names::OWNERS_GUARD_FILE)
+    };
+    let (file, text) = match place {
+        Place::Outside => return Ok(None),
+        Place::Linked { root, primary } => {
+            let common = match primary {
+                Some(p) => p.join(".git"),
+                None => common_dir(root)?,
+            };
+            let file = in_state(&common);
+            (file.clone(), read_admin_file(&file, OWNERS)?)
+        }
+        Place::Primary { root } => {
+            let file = in_state(&root.join(".git"));
+            match read_small(&file, OWNERS) {
+                Ok(text) => (file, Some(text)),
+                // `.git` is a file: the repository lies elsewhere (`--separate-git-dir`).
+                Err(e) if e.kind() == io::ErrorKind::NotADirectory => {
+                    let file = in_state(&common_dir(root)?);
+                    (file.clone(), read_admin_file(&file, OWNERS)?)
+                }
+                Err(e) if is_missing(&e) => (file, None),
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    let owned = crate::owners::parse(&String::from_utf8_lossy(&text)).map_err(|line| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "cannot read {} at line {line}, which is no owned path; `{} owners` rewrites it",
+                file.display(),
+                crate::names::TOOL
+            ),
+        )
+    })?;
+    Ok((!owned.is_empty()).then_some((file, owned)))
+}
+
+/// The common dir of the repository whose checkout is `root`: its `.git` folder, or the admin
+/// folder its `.git` file names, followed by that folder's `commondir` when it has one.
+fn common_dir(root: &Path) -> io::Result<PathBuf> {
+    let dot_git = root.join(".git");
+    let admin = match fs::metadata(&dot_git) {
+        Ok(meta) if meta.is_dir() => dot_git,
+        Ok(_) => admin_of(root, &dot_git)?,
+        Err(e) => {
+            return Err(io::Error::new(
+                e.kind(),
+                format!("cannot read {}: {e}", dot_git.display()),
+            ));
+        }
+    };
+    Ok(match read_admin_file(&admin.join("commondir"), SMALL)? {
+        Some(text) => admin.join(OsStr::from_bytes(first_line(&text))),
+        None => admin,
+    })
+}
+
 /// The branch each linked worktree of `root`'s repository has checked out, where a live
 /// session holds that worktree: `(branch, the worktree's folder, its live holders)`. Read only
 /// when a command names a branch to write.
@@ -689,6 +761,8 @@ fn config_value(raw: &str) -> Result<String, ()> {
 const SMALL: u64 = 16 * 1024;
 /// Largest admin `config` read.
 const CONFIG: u64 = 1024 * 1024;
+/// Largest owned-paths file read: tens of thousands of patterns.
+const OWNERS: u64 = 4 * 1024 * 1024;
 
 /// An admin folder's file, `None` when it is not there (the folder is then no admin folder of
 /// that kind).
