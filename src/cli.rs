@@ -51,6 +51,20 @@ pub enum Command {
     Claim(commands::claim::ClaimArgs),
     /// Give a worktree back so another session can claim it
     Release(commands::release::ReleaseArgs),
+    /// Claim the paths a worktree will change (files, folders, globs), or give them back
+    #[command(
+        long_about = "Claim the paths a worktree will change, so that no other worktree's agent edits \
+them (the guard blocks its edits and writes, never its reads).\n\n\
+A path is a file, a folder (everything below it) or a glob (`src/api/**`, `src/*.rs`), relative to \
+the repository root, or to the current folder when you stand below the root of a worktree and it \
+is there. A glob is kept as written, so files added later match it too. A claim that overlaps what \
+another live worktree owns is refused, naming that worktree and the paths.\n\n\
+Ownership lasts while the worktree's claim is held: it ends when the worktree is removed, cleaned \
+or shipped, when its holder's process is gone, or with `--release`."
+    )]
+    Own(commands::own::OwnArgs),
+    /// Show who owns which paths: worktree, agent, paths, since (lapsed owners are left out)
+    Owners(commands::owners::OwnersArgs),
     /// Print the path of a worktree
     Path(commands::path::PathArgs),
     /// Remove worktrees that hold no uncommitted or unmerged work
@@ -305,6 +319,10 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         }
         Command::Release(args) => {
             context(cli).and_then(|ctx| commands::release::run(&ctx, args, out))
+        }
+        Command::Own(args) => context(cli).and_then(|ctx| commands::own::run(&ctx, args, out)),
+        Command::Owners(args) => {
+            context(cli).and_then(|ctx| commands::owners::run(&ctx, args, out))
         }
         Command::Completions(args) => match args.output.shell() {
             Some(shell) => commands::completions::run(Cli::command(), shell, out),

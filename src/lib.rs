@@ -15,6 +15,7 @@ pub mod landing;
 pub mod lockwait;
 pub mod manifest;
 pub mod orchestrator;
+pub mod ownership;
 pub mod paths;
 pub mod pipeline;
 pub mod ports;

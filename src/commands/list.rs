@@ -25,8 +25,8 @@ pub struct ListArgs {
     /// Print JSON: {"worktrees": [...]}, one object per worktree
     #[arg(long)]
     pub json: bool,
-    /// Add each worktree's port block, review, last commit and whether its work has landed on the
-    /// trunk
+    /// Add each worktree's port block, review, owned paths, last commit and whether its work has
+    /// landed on the trunk
     #[arg(long)]
     pub full: bool,
     /// Show only worktrees in this state (the one you stand in is always shown)
@@ -140,6 +140,8 @@ pub struct Row {
     /// With `--full`: every change of the worktree's own commits is on the trunk (an ancestor, or
     /// squash- or rebase-merged). Null without `--full`.
     pub merged: Option<bool>,
+    /// The paths the worktree owns (`git berth own`): files, folders with a trailing `/`, globs.
+    pub owns: Vec<String>,
 }
 
 pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
@@ -152,8 +154,17 @@ pub fn run(ctx: &Context, args: &ListArgs, out: &mut dyn Write) -> Result<()> {
     let mut mine = HashSet::new();
     // Only to tell a kept landed worktree from an unreviewed one: no reason to fail the list.
     let landings = crate::landing::log::read(&ctx.common_dir).unwrap_or_default();
+    // A broken owners file is said, not a reason to fail the list.
+    let owners = crate::worktree::ownership::live(ctx).unwrap_or_else(|err| {
+        ctx.ui
+            .warn(format_args!("{}", crate::error::render(&err).0));
+        Vec::new()
+    });
     for (row, entry) in rows.iter_mut().zip(&entries) {
         if let Some(record) = entry.record() {
+            if let Some(owner) = owners.iter().find(|o| o.worktree == record.name) {
+                row.owns = owner.patterns();
+            }
             let hold = session::hold(record.claim.as_ref(), &me, ttl);
             if hold == Hold::Mine {
                 mine.insert(row.name.clone());
@@ -235,6 +246,7 @@ fn row(current: Option<&Path>, entry: &Entry, trunk: Option<&str>, trees: &quick
         ports: record.and_then(|r| r.ports),
         last_commit: None,
         merged: None,
+        owns: Vec::new(),
     };
     if !entry.present() || row.state == State::Creating {
         return row;
@@ -335,6 +347,7 @@ fn table(
         columns.extend([
             Column::keep("PORTS"),
             Column::keep("MERGED"),
+            Column::cut("OWNS", Cut::End, 0, 12),
             Column::cut("LAST COMMIT", Cut::End, 0, 20),
         ]);
     }
@@ -425,6 +438,11 @@ fn cells(r: &Row, yours: bool, full: bool, reviews: bool, term: &Terminal) -> re
             Some(true) => Cell::painted("yes", Paint::Green),
             Some(false) => Cell::painted("no", Paint::Yellow),
             None => "-".into(),
+        });
+        cells.push(if r.owns.is_empty() {
+            "-".into()
+        } else {
+            r.owns.join(",").into()
         });
         cells.push(r.last_commit.as_deref().unwrap_or("-").into());
     }

@@ -19,6 +19,8 @@ pub mod layer2;
 pub mod list;
 pub mod log;
 pub mod master;
+pub mod own;
+pub mod owners;
 pub mod path;
 pub mod pipeline;
 pub mod prune;

@@ -43,3 +43,22 @@ pub fn blob_id(content: &[u8]) -> Result<gix::ObjectId> {
     gix::objs::compute_hash(gix::hash::Kind::Sha1, gix::objs::Kind::Blob, content)
         .map_err(super::gix_err)
 }
+
+/// Every file of `commit`'s tree (blobs and symlinks, not folders or submodules), as
+/// slash-separated paths from its root, sorted.
+pub fn files_of(repo: &gix::Repository, commit: gix::ObjectId) -> Result<Vec<String>> {
+    let tree = of_commit(repo, commit)?;
+    let entries = tree
+        .traverse()
+        .breadthfirst
+        .files()
+        .map_err(super::gix_err)
+        .with_context(|| format!("cannot list the files of commit {commit}"))?;
+    let mut files: Vec<String> = entries
+        .into_iter()
+        .filter(|e| e.mode.is_blob_or_symlink())
+        .map(|e| e.filepath.to_string())
+        .collect();
+    files.sort();
+    Ok(files)
+}

@@ -19,6 +19,8 @@
 //! - [`sweep::clean`], [`sweep::sweep`], [`sweep::make_room`]: remove everything that holds
 //!   nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
+//! - [`ownership::own`], [`ownership::release`], [`ownership::listed`]: the paths a worktree
+//!   owns; [`ownership::lapse`] ends them with the worktree.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none;
 //!   [`refuse_if_busy`]: leave a worktree a live `remove` or `add` marked to it.
 
@@ -26,6 +28,7 @@ pub mod bring_up;
 pub mod claim;
 pub mod create;
 pub mod judge;
+pub mod ownership;
 pub mod prune;
 pub mod remove;
 pub mod sweep;

@@ -157,6 +157,9 @@ pub fn carry_out(ctx: &Context) -> Result<Plan> {
         if !forget.is_empty() {
             locked.save()?;
         }
+        for record in &forget {
+            super::ownership::lapse(ctx, record);
+        }
         forget
     };
     for record in &forget {

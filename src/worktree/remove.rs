@@ -385,10 +385,11 @@ fn delete_files(ctx: &Context, path: &std::path::Path) -> Result<()> {
     worktrees::drop_admin_entries_of(&ctx.common_dir, path)
 }
 
-/// The last half: forget the record and free its port block.
+/// The last half: forget the record, end what it owned and free its port block.
 fn forget(ctx: &Context, locked: &mut Locked, record: &Record) -> Result<()> {
     locked.registry.remove(&record.name);
     locked.save()?;
+    super::ownership::lapse(ctx, record);
     if record.ports.is_some() {
         crate::ports::Store::machine()?.free(&ctx.common_dir, &record.name)?;
     }

@@ -34,6 +34,7 @@ mod locks;
 mod man;
 mod opencode_plugin;
 mod orchestrator;
+mod ownership;
 mod pipeline;
 mod ports;
 mod pr_review;
