@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+	local commands="add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -21,6 +21,7 @@ _git_berth ()
 	add,--base) __git_complete_refs --cur="$value"; return ;;
 	add,--branch) __git_complete_refs --cur="$value"; return ;;
 	list,--status|ls,--status) __gitcomp "available claimed stale" "" "$value"; return ;;
+	own,--worktree) :; return ;;
 	ship,--strategy) __gitcomp "squash merge ff" "" "$value"; return ;;
 	ship,--gate) :; return ;;
 	ship,--message) :; return ;;
@@ -58,6 +59,8 @@ _git_berth ()
 	list,--*|ls,--*) __gitcomp "--all --json --full --status= --mine --session= --help" ;;
 	claim,--*) __gitcomp "--json --session= --help" ;;
 	release,--*) __gitcomp "--json --session= --help" ;;
+	own,--*) __gitcomp "--worktree= --release --json --session= --help" ;;
+	owners,--*) __gitcomp "--json --session= --help" ;;
 	path,--*) __gitcomp "--session= --help" ;;
 	remove,--*|rm,--*) __gitcomp "--force --delete-branch --json --session= --help" ;;
 	clean,--*) __gitcomp "--dry-run --delete-branch --json --session= --help" ;;

@@ -32,6 +32,8 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "list" -d 'Show 
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ls" -d 'Show the managed worktrees: branch, base, ahead/behind, dirty, path'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "claim" -d 'Take a worktree for your session without creating one'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "release" -d 'Give a worktree back so another session can claim it'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "own" -d 'Claim the paths a worktree will change (files, folders, globs), or give them back'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "owners" -d 'Show who owns which paths: worktree, agent, paths, since (lapsed owners are left out)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "path" -d 'Print the path of a worktree'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "remove" -d 'Remove worktrees that hold no uncommitted or unmerged work'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "rm" -d 'Remove worktrees that hold no uncommitted or unmerged work'
@@ -75,7 +77,7 @@ stale\t''"
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
-complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l full -d 'Add each worktree\'s port block, review, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l full -d 'Add each worktree\'s port block, review, owned paths, last commit and whether its work has landed on the trunk'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand list" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l status -d 'Show only worktrees in this state (the one you stand in is always shown)' -r -f -a "available\t''
@@ -84,7 +86,7 @@ stale\t''"
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l all -d 'Also show the primary checkout and linked worktrees berth did not make'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l json -d 'Print JSON: {"worktrees": [...]}, one object per worktree'
-complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l full -d 'Add each worktree\'s port block, review, last commit and whether its work has landed on the trunk'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l full -d 'Add each worktree\'s port block, review, owned paths, last commit and whether its work has landed on the trunk'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -l mine -d 'Show only worktrees your session holds (the one you stand in is always shown)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand ls" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
@@ -93,6 +95,14 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand claim" -s h -l help 
 complete -c git-berth -n "__fish_git_berth_using_subcommand release" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand release" -l json -d 'Print a JSON object'
 complete -c git-berth -n "__fish_git_berth_using_subcommand release" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l worktree -d 'The worktree that owns them [default: the one you stand in]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l release -d 'Give the paths back (all the worktree owns when none are named)'
+complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l json -d 'Print a JSON object'
+complete -c git-berth -n "__fish_git_berth_using_subcommand own" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -l json -d 'Print JSON: {"owners": [...]}, one object per worktree'
+complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand path" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand path" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
@@ -331,7 +341,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

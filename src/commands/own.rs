@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use crate::repo::Context;
-use crate::worktree::ownership;
+use crate::worktree::ownership::{self, Typed};
 
 #[derive(Debug, clap::Args)]
 pub struct OwnArgs {
@@ -27,9 +27,9 @@ pub struct OwnArgs {
 pub fn run(ctx: &Context, args: &OwnArgs, out: &mut dyn Write) -> Result<()> {
     let worktree = args.worktree.as_deref();
     let changed = if args.release {
-        ownership::release(ctx, worktree, &args.paths)?
+        ownership::release(ctx, worktree, Typed::Here(&args.paths))?
     } else {
-        ownership::own(ctx, worktree, &args.paths)?
+        ownership::own(ctx, worktree, Typed::Here(&args.paths))?
     };
     if args.json {
         return super::write_json(out, &changed);

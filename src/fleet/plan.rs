@@ -455,8 +455,7 @@ pub fn meanings(spec: &AgentSpec, facts: &Facts<'_>) -> Result<Effects, Manifest
             &o.path,
             o.value.join(", "),
             from(&o.layer, &o.at),
-            "checked against the other worktrees' owns; not claimed when it starts in this \
-             build, so starting is refused"
+            "checked against the other worktrees' owns; its worktree owns them before it starts"
                 .to_owned(),
         );
     }

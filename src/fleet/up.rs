@@ -358,22 +358,6 @@ pub fn plan_agents(
     })
 }
 
-/// `owns` is checked when a manifest is planned (`--dry-run` shows it), but nothing claims the
-/// paths when its agents start yet: starting them is refused rather than leaving the paths
-/// unguarded while the manifest says they are owned.
-fn refuse_unclaimed_owns(plan: &Plan) -> Result<()> {
-    match plan.agents.iter().find(|a| !a.owns.is_empty()) {
-        Some(a) => Err(refuse_with_hint(
-            format!(
-                "agent '{}' has owns, which this build checks but does not claim when it starts",
-                a.name
-            ),
-            "leave owns out of the manifest to start it",
-        )),
-        None => Ok(()),
-    }
-}
-
 /// Two worktrees never own overlapping paths: the last agent planned (whose `owns` is `o`) is
 /// refused when what its worktree owns overlaps another worktree's; agents sharing a worktree
 /// share what it owns.
@@ -536,7 +520,6 @@ pub struct Started {
 /// would have no terminal), record it, then launch every agent. One agent that fails to start
 /// does not stop the others; each says how it went.
 pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<Started>> {
-    refuse_unclaimed_owns(plan)?;
     let fleet = Fleet::at(plan.folder.clone());
     let interactive = plan.agents.iter().filter(|a| a.mode == "tab").count();
     if interactive > 0 && agents::choose_backend(backend)? == Backend::None {
@@ -618,7 +601,6 @@ pub fn up(ctx: &Context, plan: &Plan, backend: Option<Backend>) -> Result<Vec<St
 /// need made, its state recorded afresh (`fresh`) or kept as it is (a resumed run), its shared
 /// folder made; the supervisor command its headless agents run under.
 pub fn prepare(ctx: &Context, plan: &Plan, fresh: bool) -> Result<(Fleet, Vec<String>)> {
-    refuse_unclaimed_owns(plan)?;
     let fleet = Fleet::at(plan.folder.clone());
     make_clones(ctx, plan)?;
     fleet.update(|state| {
@@ -954,6 +936,7 @@ fn launch_one(
             seed: plan.seed.clone(),
             no_setup: agent.no_setup,
             after: after_in_tab(agent, supervisor),
+            owns: agent.owns.clone(),
         },
     };
     let launched = agents::launch(ctx, &request);

@@ -22,6 +22,7 @@ use crate::registry::{Agent, Store};
 use crate::repo::Context;
 use crate::session::{self, Hold};
 use crate::worktree::create::{self, AddRequest};
+use crate::worktree::ownership::Typed;
 
 /// How long an agent gets between SIGTERM and SIGKILL, when `stop` or `respawn` ends it.
 pub const STOP_GRACE: Duration = Duration::from_secs(10);
@@ -103,6 +104,9 @@ pub struct Extra {
     pub no_setup: bool,
     /// Run it headless instead of in a terminal.
     pub headless: Option<Headless>,
+    /// Paths relative to the repository's root its worktree owns before the agent starts (a
+    /// manifest's `owns`).
+    pub owns: Vec<String>,
     /// In a tab: a command its tab runs once the agent ends, with the agent's exit code as one
     /// more argument (a fleet's supervisor recording the end and running `on_exit`).
     pub after: Option<Vec<String>>,
@@ -334,6 +338,14 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
         None => base_command(ctx, req.runtime)?,
     };
     let spot = place(ctx, &agents, &req.place, &req.name, &session, &req.extra)?;
+    if !req.extra.owns.is_empty() {
+        // Owned before the agent runs, so its first edit is already guarded; record() then hands
+        // the ownership to the agent's process with its claim.
+        let worktree = spot.name.as_deref().ok_or_else(|| {
+            crate::error::bug("an agent with owns placed outside a worktree")
+        })?;
+        crate::worktree::ownership::own(ctx, Some(worktree), Typed::Rooted(&req.extra.owns))?;
+    }
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;
     let pane = match chosen {
         Backend::None => {
@@ -849,6 +861,14 @@ fn record(ctx: &Context, agent: Agent) -> Result<()> {
                     claim.pid = pid;
                     claim.pid_start = agent.pid_start;
                     claim.at = agent.started;
+                    crate::worktree::ownership::follow(
+                        ctx,
+                        &record.name,
+                        &agent.session,
+                        &agent.name,
+                        pid,
+                        agent.pid_start,
+                    )?;
                 }
             } else {
                 // The agent moved on (respawn into another worktree): it holds the old one no more.

@@ -132,12 +132,21 @@ fn trunk_files(ctx: &Context) -> Result<Vec<String>> {
 }
 
 /// The patterns `typed` for the worktree at `record`, each with its glob's files.
-fn claims_of(ctx: &Context, record: &Record, typed: &[String]) -> Result<Vec<Claim>> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| record.path.clone());
-    let cwd = crate::paths::real_or_same(&cwd);
-    let root = match ctx.current.as_deref() {
-        Some(here) if cwd.starts_with(here) => here.to_path_buf(),
-        _ => crate::paths::real_or_same(&record.path),
+fn claims_of(ctx: &Context, record: &Record, typed: &Typed<'_>) -> Result<Vec<Claim>> {
+    let (typed, cwd, root) = match typed {
+        Typed::Here(typed) => {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| record.path.clone());
+            let cwd = crate::paths::real_or_same(&cwd);
+            let root = match ctx.current.as_deref() {
+                Some(here) if cwd.starts_with(here) => here.to_path_buf(),
+                _ => crate::paths::real_or_same(&record.path),
+            };
+            (typed, cwd, root)
+        }
+        Typed::Rooted(patterns) => {
+            let root = crate::paths::real_or_same(&record.path);
+            (patterns, root.clone(), root)
+        }
     };
     let files = trunk_files(ctx)?;
     let is_dir = |rel: &str| {
@@ -147,7 +156,7 @@ fn claims_of(ctx: &Context, record: &Record, typed: &[String]) -> Result<Vec<Cla
                 .any(|f| f.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
     };
     let mut claims: Vec<Claim> = Vec::new();
-    for t in typed {
+    for t in typed.iter() {
         let pattern = normalize(t, &root, &cwd, &is_dir)?;
         if claims.iter().any(|c| c.pattern == pattern) {
             continue;
@@ -164,6 +173,23 @@ fn claims_of(ctx: &Context, record: &Record, typed: &[String]) -> Result<Vec<Cla
         claims.push(Claim { pattern, files });
     }
     Ok(claims)
+}
+
+/// Paths to own or give back: typed by a person where they stand (relative to the current
+/// folder when it is below the root and the path is there), or relative to the repository's root
+/// (a manifest's `owns`).
+#[derive(Debug, Clone, Copy)]
+pub enum Typed<'a> {
+    Here(&'a [String]),
+    Rooted(&'a [String]),
+}
+
+impl Typed<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Typed::Here(t) | Typed::Rooted(t) => t.is_empty(),
+        }
+    }
 }
 
 /// The owners that count: their holder runs and their worktree is still managed.
@@ -241,7 +267,7 @@ fn clash_refusal(clashes: &[ownership::Clash]) -> anyhow::Error {
 
 /// Claim `typed` for the worktree `name` (default: the one the caller stands in). Refused, with
 /// nothing changed, when any of them overlaps what another live worktree owns.
-pub fn own(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Changed> {
+pub fn own(ctx: &Context, name: Option<&str>, typed: Typed<'_>) -> Result<Changed> {
     let store = Store::new(ctx.state_dir());
     let registry_store = registry::Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
@@ -267,7 +293,7 @@ pub fn own(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Change
             format!("claim it again: {} claim {}", names::TOOL, record.name),
         ));
     }
-    let asked = claims_of(ctx, record, typed)?;
+    let asked = claims_of(ctx, record, &typed)?;
     let others = live_in(locked.owners.clone(), &registry);
     let clashes = ownership::clashes(&others, &record.name, &asked);
     if !clashes.is_empty() {
@@ -321,7 +347,7 @@ pub fn own(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Change
 
 /// Give back `typed` (all the worktree's paths when empty) of the worktree `name` (default: the
 /// one the caller stands in). A path it does not own is refused, naming what it owns.
-pub fn release(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Changed> {
+pub fn release(ctx: &Context, name: Option<&str>, typed: Typed<'_>) -> Result<Changed> {
     let store = Store::new(ctx.state_dir());
     let mut locked = store.lock()?;
     let registry = registry::Store::new(ctx.state_dir()).load()?;
@@ -329,7 +355,7 @@ pub fn release(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Ch
     let asked = if typed.is_empty() {
         Vec::new()
     } else {
-        claims_of(ctx, record, typed)?
+        claims_of(ctx, record, &typed)?
     };
     locked.owners = live_in(std::mem::take(&mut locked.owners), &registry);
     let owner = locked.owners.iter_mut().find(|o| o.worktree == record.name);
@@ -370,6 +396,35 @@ pub fn release(ctx: &Context, name: Option<&str>, typed: &[String]) -> Result<Ch
         changed,
         owns,
     })
+}
+
+/// What the worktree `worktree` owns for `session` follows the agent's process from now on, as
+/// its claim does (ownership taken before the agent started was held by the launching process).
+/// Called under the registry's lock (the lock order allows it).
+pub fn follow(
+    ctx: &Context,
+    worktree: &str,
+    session: &str,
+    agent: &str,
+    pid: u32,
+    pid_start: Option<u64>,
+) -> Result<()> {
+    let store = Store::new(ctx.state_dir());
+    if !store.path().exists() {
+        return Ok(());
+    }
+    let mut locked = store.lock()?;
+    let Some(owner) = locked
+        .owners
+        .iter_mut()
+        .find(|o| o.worktree == worktree && o.session == session)
+    else {
+        return Ok(());
+    };
+    owner.pid = pid;
+    owner.pid_start = pid_start;
+    owner.agent = Some(agent.to_owned());
+    locked.save()
 }
 
 /// Ownership ends with its worktree: drop what `record` owned (when its record was forgotten:
