@@ -185,6 +185,7 @@ pub fn guarded(all: &[Owner]) -> Vec<Owned> {
                 start: o.pid_start,
                 worktree: o.path.clone(),
                 pattern: c.pattern.clone(),
+                agent: o.agent.clone(),
             })
         })
         .collect()

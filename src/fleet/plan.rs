@@ -477,6 +477,12 @@ pub fn owned_pattern(written: &str) -> Result<String, String> {
             "'{written}' names the whole repository: name the files or folders it owns"
         ));
     }
+    if p.contains(['\t', '\n', '\r']) {
+        return Err(format!(
+            "'{}' holds a tab or a line break: name paths without them",
+            written.escape_debug()
+        ));
+    }
     if p.split('/').any(|part| part == "..") {
         return Err(format!(
             "'{written}' leaves the repository: name paths inside it"

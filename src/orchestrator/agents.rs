@@ -341,9 +341,10 @@ pub fn launch(ctx: &Context, req: &Request) -> Result<Launched> {
     if !req.extra.owns.is_empty() {
         // Owned before the agent runs, so its first edit is already guarded; record() then hands
         // the ownership to the agent's process with its claim.
-        let worktree = spot.name.as_deref().ok_or_else(|| {
-            crate::error::bug("an agent with owns placed outside a worktree")
-        })?;
+        let worktree = spot
+            .name
+            .as_deref()
+            .ok_or_else(|| crate::error::bug("an agent with owns placed outside a worktree"))?;
         crate::worktree::ownership::own(ctx, Some(worktree), Typed::Rooted(&req.extra.owns))?;
     }
     let plan = plan(ctx, req, &slug, &session, &spot, base)?;

@@ -83,6 +83,9 @@ pub fn normalize(
     if typed.trim().is_empty() {
         return Err(bad("it is empty"));
     }
+    if typed.contains(['\t', '\n', '\r']) {
+        return Err(bad("it holds a tab or a line break"));
+    }
     let below = cwd.strip_prefix(root).ok().map(Path::to_path_buf);
     let relative_to_cwd = typed.starts_with("./")
         || typed.starts_with("../")
@@ -484,7 +487,7 @@ mod tests {
     #[test]
     fn a_path_outside_the_repository_is_refused() {
         let none = |_: &str| false;
-        for typed in ["..", "../x", "/elsewhere/x", ".", ""] {
+        for typed in ["..", "../x", "/elsewhere/x", ".", "", "a\tb", "a\nb"] {
             assert!(
                 normalize(typed, Path::new("/r"), Path::new("/r"), &none).is_err(),
                 "{typed}"

@@ -42,6 +42,7 @@ impl World {
             start,
             worktree: self.a.clone(),
             pattern: "src/api/".to_owned(),
+            agent: None,
         }];
         std::fs::create_dir_all(self.owners.parent().unwrap()).unwrap();
         std::fs::write(&self.owners, render(&owned)).unwrap();

@@ -289,3 +289,131 @@ fn two_processes_claiming_overlapping_paths_at_once_end_with_exactly_one_owner()
     assert_eq!(owners_of(&sb, &repo).len(), 1);
     assert_eq!(guarded(&sb, &repo).len(), 1);
 }
+
+/// Claude Code's Edit of `file` in the worktree `dir`, judged by the real guard from `dir`.
+fn claude_edit(sb: &Sandbox, dir: &Path, file: &str) -> std::process::Output {
+    use std::io::Write as _;
+    let json = serde_json::json!({
+        "session_id": "s1",
+        "cwd": dir,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": dir.join(file), "old_string": "fn", "new_string": "pub fn"},
+        "tool_use_id": "t1",
+    });
+    let mut cmd = sb.berth_command(dir, &["guard", "--runtime", "claude"]);
+    cmd.env_remove("BERTH_ALLOW_MAIN_WORKTREE")
+        .env_remove("BERTH_MASTER_SESSION")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(json.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_fleets_owns_are_owned_before_its_agents_start_and_lapse_when_they_are_gone() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.commit_file(&repo, "src/api/x.rs", "fn x() {}\n");
+    sb.commit_file(&repo, "src/web/y.rs", "fn y() {}\n");
+    let manifest = sb.root.join("split.toml");
+    std::fs::write(
+        &manifest,
+        r#"name = "split"
+
+[defaults]
+type = "shell"
+background = true
+
+[[agents]]
+name = "api"
+owns = ["src/api"]
+prompt = "cat $(git rev-parse --git-common-dir)/berth/owners.guard > owned-at-start; sleep 60"
+
+[[agents]]
+name = "web"
+owns = ["src/web/", "README*"]
+prompt = "sleep 60"
+
+[[agents]]
+name = "quick"
+owns = ["docs/"]
+prompt = "true"
+"#,
+    )
+    .unwrap();
+    let manifest = manifest.display().to_string();
+    sb.berth_json(&repo, &["fleet", "up", &manifest, "--json"]);
+    let fleet = sb.berth_json(&repo, &["fleet", "ls", "split", "--json"]);
+    let dir_of = |agent: &str| {
+        let a = fleet["fleets"][0]["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["name"] == agent)
+            .unwrap()
+            .clone();
+        PathBuf::from(a["path"].as_str().unwrap())
+    };
+    let (api, web) = (dir_of("api"), dir_of("web"));
+
+    // The agent found its paths owned when it started, itself as the owner.
+    let seen = api.join("owned-at-start");
+    common::wait_for("the api agent to write what it saw", || {
+        std::fs::read_to_string(&seen).is_ok_and(|t| t.contains("src/api/"))
+    });
+    let api_dir = api.file_name().unwrap().to_string_lossy().into_owned();
+    let listed = sb.berth_json(&repo, &["owners", "--json"]);
+    let by_agent = |agent: &str| {
+        listed["owners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["agent"] == agent)
+            .cloned()
+            .unwrap_or_else(|| panic!("no owner of agent {agent}: {listed}"))
+    };
+    assert_eq!(
+        by_agent("split/api")["paths"],
+        serde_json::json!(["src/api/"])
+    );
+    assert_eq!(
+        by_agent("split/web")["paths"],
+        serde_json::json!(["src/web/", "README*"])
+    );
+    // The quick agent is done, so what its worktree owned lapsed with it.
+    common::wait_for("the quick agent's ownership to lapse", || {
+        let now = sb.berth_json(&repo, &["owners", "--json"]);
+        now["owners"].as_array().unwrap().len() == 2
+    });
+
+    let blocked = claude_edit(&sb, &web, "src/api/x.rs");
+    let err = stderr(&blocked);
+    assert_eq!(blocked.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "the worktree {api_dir} of agent split/api owns (src/api/)"
+        )),
+        "{err}"
+    );
+    assert!(err.contains("`git berth send split/api ...`"), "{err}");
+    let own = claude_edit(&sb, &api, "src/api/x.rs");
+    assert_eq!(own.status.code(), Some(0), "{}", outputs(&own));
+    let free = claude_edit(&sb, &api, "src/lib.rs");
+    assert_eq!(free.status.code(), Some(0), "{}", outputs(&free));
+
+    sb.berth_json(
+        &repo,
+        &["fleet", "down", "split", "--grace", "1s", "--json"],
+    );
+    let after = sb.berth_json(&repo, &["owners", "--json"]);
+    assert_eq!(after["owners"], serde_json::json!([]), "{after}");
+    assert_eq!(guarded(&sb, &repo), Vec::new());
+}

@@ -107,6 +107,7 @@ pub enum Block {
         what: String,
         owner: PathBuf,
         pattern: String,
+        agent: Option<String>,
     },
 }
 
@@ -153,17 +154,27 @@ impl Block {
                 what,
                 owner,
                 pattern,
+                agent,
             } => {
                 let name = owner.file_name().map_or_else(
                     || owner.display().to_string(),
                     |n| n.to_string_lossy().into(),
                 );
-                format!(
-                    "{tool}: blocked: {what}, which the worktree {name} owns ({pattern}); only its \
-                     agent changes it\n\
-                     hint: ask its agent to make the change or to give the path back: `{tool} send \
-                     <agent> ...` (`{tool} list` shows the agent of {name}), or ask the master"
-                )
+                match agent {
+                    Some(agent) => format!(
+                        "{tool}: blocked: {what}, which the worktree {name} of agent {agent} owns \
+                         ({pattern}); only its agent changes it\n\
+                         hint: ask {agent} to make the change or to give the path back: `{tool} \
+                         send {agent} ...`, or ask the master"
+                    ),
+                    None => format!(
+                        "{tool}: blocked: {what}, which the worktree {name} owns ({pattern}); only \
+                         its agent changes it\n\
+                         hint: ask its agent to make the change or to give the path back: `{tool} \
+                         send <agent> ...` (`{tool} list` shows the agent of {name}), or ask the \
+                         master"
+                    ),
+                }
             }
             // Only these two name the way out: finding the agent's pid for it reads `/proc`.
             Block::Failed { what } => format!(
@@ -614,6 +625,7 @@ impl Judge<'_, '_> {
                     what: said(effect),
                     owner: o.worktree.clone(),
                     pattern: o.pattern.clone(),
+                    agent: o.agent.clone(),
                 });
             }
         }

@@ -77,6 +77,7 @@ impl Repo {
                 start,
                 worktree: self.a.clone(),
                 pattern: (*p).to_owned(),
+                agent: None,
             })
             .collect();
         self.own(&owned);
@@ -204,9 +205,29 @@ fn an_owner_named_through_a_link_is_still_the_agent_itself() {
         start: crate::process::start_time(pid),
         worktree: link,
         pattern: "src/api/".to_owned(),
+        agent: None,
     }]);
     assert!(allowed(&edit(&r.a, "src/api/x.rs")));
     assert!(owned_by_a_link(&edit(&r.b, "src/api/x.rs")));
+}
+
+#[test]
+fn the_block_names_the_owners_agent_and_how_to_reach_it_when_one_works_there() {
+    let r = Repo::new();
+    let pid = std::process::id();
+    r.own(&[Owned {
+        pid,
+        start: crate::process::start_time(pid),
+        worktree: r.a.clone(),
+        pattern: "src/api/".to_owned(),
+        agent: Some("api-agent".to_owned()),
+    }]);
+    let msg = owned_by_a(&edit(&r.b, "src/api/x.rs")).expect("b's edit of src/api/x.rs");
+    assert!(
+        msg.contains("the worktree a of agent api-agent owns (src/api/)"),
+        "{msg}"
+    );
+    assert!(msg.contains("`git berth send api-agent ...`"), "{msg}");
 }
 
 fn owned_by_a_link(d: &Decision) -> bool {

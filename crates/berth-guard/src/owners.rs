@@ -20,21 +20,31 @@ pub struct Owned {
     /// The owning worktree's folder.
     pub worktree: PathBuf,
     pub pattern: String,
+    /// The agent working there, when one does: the block names it.
+    pub agent: Option<String>,
 }
 
-const HEADER: &str = "# git berth: owned paths (pid, start time, worktree folder, tab, pattern)";
+const HEADER: &str =
+    "# git berth: owned paths (pid, start time, worktree folder, tab, pattern, tab, agent)";
 
-/// The file's text: a header, then `<pid> <start|-> <worktree folder>\t<pattern>` a line.
+/// The file's text: a header, then `<pid> <start|-> <worktree folder>\t<pattern>[\t<agent>]` a
+/// line. Neither a pattern nor an agent's name holds a tab or a line break (both are refused
+/// where they are made).
 pub fn render(owned: &[Owned]) -> String {
     let mut out = format!("{HEADER}\n");
     for o in owned {
         let start = o.start.map_or("-".to_string(), |s| s.to_string());
         out.push_str(&format!(
-            "{} {start} {}\t{}\n",
+            "{} {start} {}\t{}",
             o.pid,
             o.worktree.display(),
             o.pattern
         ));
+        if let Some(agent) = &o.agent {
+            out.push('\t');
+            out.push_str(agent);
+        }
+        out.push('\n');
     }
     out
 }
@@ -47,7 +57,12 @@ pub fn parse(text: &str) -> Result<Vec<Owned>, usize> {
             continue;
         }
         let bad = n + 1;
-        let (head, pattern) = line.split_once('\t').ok_or(bad)?;
+        let (head, rest) = line.split_once('\t').ok_or(bad)?;
+        let (pattern, agent) = match rest.split_once('\t') {
+            Some((pattern, agent)) if !agent.is_empty() => (pattern, Some(agent.to_owned())),
+            Some(_) => return Err(bad),
+            None => (rest, None),
+        };
         let mut parts = head.splitn(3, ' ');
         let pid = parts.next().and_then(|p| p.parse().ok()).ok_or(bad)?;
         let start = match parts.next().ok_or(bad)? {
@@ -63,6 +78,7 @@ pub fn parse(text: &str) -> Result<Vec<Owned>, usize> {
             start,
             worktree: PathBuf::from(worktree),
             pattern: pattern.to_owned(),
+            agent,
         });
     }
     Ok(out)
@@ -169,9 +185,14 @@ fn nested(a: &str, b: &str) -> bool {
     below(a, b) || below(b, a)
 }
 
-/// Whether some path could be owned by both `a` and `b`. Exact for files and folders; for two
-/// globs whose literal folders nest it says yes (a caller that knows the files can say more).
+/// Whether some path could be owned by both `a` and `b`. Exact for files, folders and a glob
+/// against either; for two globs whose literal folders nest it says yes (a caller that knows the
+/// files can say more).
 pub fn overlap(a: &str, b: &str) -> bool {
+    let glob_and_folder = |glob: &str, folder: &str| {
+        let folder = folder.trim_end_matches('/');
+        matches(glob, folder) || below(glob, folder)
+    };
     match (is_glob(a), is_glob(b)) {
         (false, false) => {
             let (fa, fb) = (a.ends_with('/'), b.ends_with('/'));
@@ -184,6 +205,8 @@ pub fn overlap(a: &str, b: &str) -> bool {
         }
         (true, false) if !b.ends_with('/') => matches(a, b),
         (false, true) if !a.ends_with('/') => matches(b, a),
+        (true, false) => glob_and_folder(a, b),
+        (false, true) => glob_and_folder(b, a),
         _ => nested(literal_prefix(a), literal_prefix(b)),
     }
 }
@@ -200,17 +223,20 @@ mod tests {
                 start: Some(7),
                 worktree: PathBuf::from("/w/a b"),
                 pattern: "src/api/".to_owned(),
+                agent: Some("api".to_owned()),
             },
             Owned {
                 pid: 43,
                 start: None,
                 worktree: PathBuf::from("/w/c"),
                 pattern: "docs/**/*.md".to_owned(),
+                agent: None,
             },
         ];
         assert_eq!(parse(&render(&owned)), Ok(owned));
         assert_eq!(parse("# h\n1 - /w\tx\nnope\n"), Err(3));
         assert_eq!(parse("1 - /w\t\n"), Err(1));
+        assert_eq!(parse("1 - /w\tx\t\n"), Err(1));
     }
 
     #[test]
@@ -258,6 +284,16 @@ mod tests {
         assert!(!overlap("src/**/*.rs", "src/api/x.md"));
         assert!(overlap("src/api/**", "src/api/"));
         assert!(!overlap("src/api/**", "src/web/"));
+        assert!(
+            !overlap("README*", "docs/"),
+            "a root glob takes nothing below a folder"
+        );
+        assert!(overlap("*/x.rs", "docs/"));
+        assert!(overlap("**", "docs/"));
+        assert!(
+            overlap("src/*", "src/api/"),
+            "src/* names the folder src/api itself"
+        );
         assert!(
             overlap("src/*.rs", "src/*.md"),
             "globs in one folder: said to overlap"
