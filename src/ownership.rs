@@ -103,6 +103,45 @@ pub fn clashes(all: &[Owner], worktree: &str, asked: &[Claim]) -> Vec<Clash> {
         .collect()
 }
 
+/// The live owner of a file that conflicts: collect's forecast and ship's refusal name it, and
+/// ship tells its agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileOwner {
+    pub file: String,
+    pub worktree: String,
+    pub agent: Option<String>,
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+impl FileOwner {
+    /// `worktree 'api', agent split/api`, for a message.
+    pub fn said(&self) -> String {
+        match &self.agent {
+            Some(agent) => format!("worktree '{}', agent {agent}", self.worktree),
+            None => format!("worktree '{}'", self.worktree),
+        }
+    }
+}
+
+/// The owner in `all` of each of `files` that one owns (a glob owns files added after its
+/// claim). Pure: the caller keeps only the live owners in `all`.
+pub fn owners_of(all: &[Owner], files: &[String]) -> Vec<FileOwner> {
+    files
+        .iter()
+        .filter_map(|file| {
+            all.iter()
+                .find(|o| o.claims.iter().any(|c| owners::matches(&c.pattern, file)))
+                .map(|o| FileOwner {
+                    file: file.clone(),
+                    worktree: o.worktree.clone(),
+                    agent: o.agent.clone(),
+                    path: o.path.clone(),
+                })
+        })
+        .collect()
+}
+
 /// The file as written.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct File {

@@ -18,6 +18,7 @@ use crate::registry::Store;
 use crate::render::{self, Cell, Column, Cut, Paint, Table, Terminal};
 use crate::repo::Context;
 use crate::ui::Ui;
+use crate::worktree::ownership;
 
 /// At most this many commits are listed per worktree.
 const MAX_COMMITS: usize = 20;
@@ -96,9 +97,15 @@ pub fn run(ctx: &Context, args: &CollectArgs, out: &mut dyn Write) -> Result<()>
             files: w.files.clone(),
         })
         .collect();
+    let mut forecast = forecast::forecast(&ctx.repo, &candidates, &ctx.ui);
+    let files: Vec<String> = forecast.conflicts.iter().map(|c| c.file.clone()).collect();
+    let owned = ownership::owners_of(ctx, &files);
+    for c in &mut forecast.conflicts {
+        c.owner = owned.iter().find(|o| o.file == c.file).cloned();
+    }
     let overview = Overview {
         conflicts: overlaps(&works),
-        forecast: forecast::forecast(&ctx.repo, &candidates, &ctx.ui),
+        forecast,
         trunk,
         worktrees: works,
     };
@@ -227,7 +234,11 @@ fn human(ui: &Ui, out: &mut dyn Write, overview: &Overview, term: &Terminal) -> 
                 Cell::painted("conflict", Paint::Red),
                 &c.worktrees,
                 &c.file,
-                Cell::from(lines(&c.lines)),
+                Cell::from(match &c.owner {
+                    Some(o) if c.lines.is_empty() => format!("owned by {}", o.said()),
+                    Some(o) => format!("{}; owned by {}", lines(&c.lines), o.said()),
+                    None => lines(&c.lines),
+                }),
             )
         });
         let overlaps = forecast.overlaps.iter().map(|o| {

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::git::{graph, status};
+use crate::ownership::FileOwner;
 use crate::ui::Ui;
 
 /// One worktree as the forecast weighs it.
@@ -95,6 +96,9 @@ pub struct PairConflict {
     pub worktrees: [String; 2],
     pub file: String,
     pub lines: Vec<Lines>,
+    /// The live worktree that owns the file (`git berth own`), when one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<FileOwner>,
 }
 
 /// Lines `start` to `end` (1-based, both included).
@@ -193,6 +197,7 @@ pub fn assemble(
                     .into_iter()
                     .map(|(start, end)| Lines { start, end })
                     .collect(),
+                owner: None,
             });
         }
     }
@@ -262,6 +267,7 @@ mod tests {
                     worktrees: pair("a", "b"),
                     file: "y".into(),
                     lines: vec![Lines { start: 3, end: 4 }],
+                    owner: None,
                 }],
                 overlaps: vec![Pair {
                     worktrees: pair("a", "b"),
@@ -288,6 +294,7 @@ mod tests {
                 worktrees: pair("a", "b"),
                 file: "x".into(),
                 lines: Vec::new(),
+                owner: None,
             }],
             overlaps: vec![Pair {
                 worktrees: pair("b", "c"),

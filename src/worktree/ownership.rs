@@ -208,6 +208,24 @@ pub fn live(ctx: &Context) -> Result<Vec<Owner>> {
     Ok(live_in(Store::new(ctx.state_dir()).load()?, &registry))
 }
 
+/// The live owners of `files`, for a message about them: a store that cannot be read is a
+/// warning and names no owner (the message is still right without them).
+pub fn owners_of(ctx: &Context, files: &[String]) -> Vec<ownership::FileOwner> {
+    if files.is_empty() || !Store::new(ctx.state_dir()).path().exists() {
+        return Vec::new();
+    }
+    match live(ctx) {
+        Ok(all) => ownership::owners_of(&all, files),
+        Err(err) => {
+            ctx.ui.warn(format_args!(
+                "cannot say who owns the conflicting files: {}",
+                crate::error::render(&err).0
+            ));
+            Vec::new()
+        }
+    }
+}
+
 /// Every live owner, as `owners` shows them.
 pub fn listed(ctx: &Context) -> Result<Vec<Listed>> {
     Ok(live(ctx)?

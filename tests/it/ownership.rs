@@ -417,3 +417,32 @@ prompt = "true"
     assert_eq!(after["owners"], serde_json::json!([]), "{after}");
     assert_eq!(guarded(&sb, &repo), Vec::new());
 }
+
+#[test]
+fn collects_forecast_names_the_owner_of_a_conflicting_file() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let readme: String = (1..=10).map(|n| format!("line {n}\n")).collect();
+    sb.commit_file(&repo, "README.md", &readme);
+    let holder = Agent::spawn();
+    let a = add_as(&sb, &repo, "a", &holder);
+    let b = sb.add(&repo, &["b"]);
+    let out = own_in(&sb, &a, &["README.md"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    sb.commit_file(&a, "README.md", &readme.replace("line 4\n", "line four\n"));
+    sb.commit_file(&b, "README.md", &readme.replace("line 4\n", "LINE 4\n"));
+
+    let overview = sb.berth_json(&repo, &["collect", "--json"]);
+    assert_eq!(
+        overview["forecast"]["conflicts"],
+        serde_json::json!([{
+            "worktrees": ["a", "b"],
+            "file": "README.md",
+            "lines": [{"start": 4, "end": 4}],
+            "owner": {"file": "README.md", "worktree": "a", "agent": null}
+        }]),
+        "{overview}"
+    );
+    let text = sb.berth_ok(&repo, &["collect"]);
+    assert!(text.contains("line 4; owned by worktree 'a'"), "{text}");
+}

@@ -927,16 +927,16 @@ fn layer1_agent(
     PathBuf::from(common::stdout(&out).trim())
 }
 
-#[test]
-fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
-    let sb = Sandbox::new();
-    let repo = sb.repo("app");
-    let Some(tmux) = common::Tmux::start(&sb, &repo) else {
-        return;
-    };
-    // The `shell` runtime: a script that appends every line it is typed to `heard`.
-    let heard = sb.root.join("heard");
-    let script = sb.root.join("agent.sh");
+/// A layer-1 agent `name` whose runtime appends every line it is typed to a file: its worktree's
+/// name, its path and that file.
+fn listening_agent(
+    sb: &Sandbox,
+    repo: &Path,
+    tmux: &common::Tmux,
+    name: &str,
+) -> (String, PathBuf, PathBuf) {
+    let heard = sb.root.join(format!("{name}.heard"));
+    let script = sb.root.join(format!("{name}.sh"));
     std::fs::write(
         &script,
         format!(
@@ -947,13 +947,24 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     )
     .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let wt = layer1_agent(&sb, &repo, &tmux, "talk", script.to_str().unwrap());
-    let name = sb
-        .list_rows(&repo, false)
+    let wt = layer1_agent(sb, repo, tmux, name, script.to_str().unwrap());
+    let worktree = sb
+        .list_rows(repo, false)
         .into_iter()
         .find(|r| r["path"] == wt.to_str().unwrap())
         .map(|r| r["name"].as_str().unwrap().to_owned())
         .unwrap();
+    (worktree, wt, heard)
+}
+
+#[test]
+fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = common::Tmux::start(&sb, &repo) else {
+        return;
+    };
+    let (name, wt, heard) = listening_agent(&sb, &repo, &tmux, "talk");
     sb.commit_file(&wt, "README.md", "the agent's\n");
     let reviewer = Agent::spawn();
     approve(&sb, &repo, &name, &reviewer);
@@ -965,6 +976,46 @@ fn a_live_agent_in_a_conflicting_worktree_is_told_which_files_conflict() {
     let told = format!("worktree '{name}' conflicts with main in README.md");
     common::wait_for("the agent to hear of the conflict", || {
         std::fs::read_to_string(&heard).is_ok_and(|said| said.contains(&told))
+    });
+}
+
+#[test]
+fn a_conflict_on_a_file_another_worktree_owns_names_the_owner_and_tells_its_agent() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = common::Tmux::start(&sb, &repo) else {
+        return;
+    };
+    let (owner, _, heard) = listening_agent(&sb, &repo, &tmux, "keeper");
+    sb.berth_ok(&repo, &["own", "--worktree", &owner, "README.md"]);
+    let reviewer = Agent::spawn();
+    approved_work(&sb, &repo, "late", "README.md", "late's\n", &reviewer);
+    sb.commit_file(&repo, "README.md", "the trunk's\n");
+
+    let (out, report) = ship_json(&sb, &repo, &["late"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "worktree 'late' conflicts with main in README.md (owned by worktree '{owner}', agent keeper)"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "told agent keeper, whose worktree '{owner}' owns README.md"
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        outcome(&report, "late")["conflict_owners"],
+        serde_json::json!([{"file": "README.md", "worktree": owner, "agent": "keeper"}]),
+        "{report}"
+    );
+    let told =
+        "worktree 'late' could not land on main: it conflicts in README.md, which your worktree";
+    common::wait_for("the owner's agent to hear of the conflict", || {
+        std::fs::read_to_string(&heard).is_ok_and(|said| said.contains(told))
     });
 }
 

@@ -30,6 +30,7 @@ use crate::error::{Refusal, refuse_with_hint};
 use crate::git::land::{self, Built, Strategy};
 use crate::git::{self, graph, status};
 use crate::landing::log::{self, Landing};
+use crate::ownership::FileOwner;
 use crate::registry::Store;
 use crate::repo::Context;
 use crate::ui::Ui;
@@ -190,12 +191,17 @@ fn try_land(
         };
         // A dry run's candidate is written to its memory, where the next one is built on it.
         let built = land::build(repo, tip, head, request.strategy, &message, true)?;
+        let owned = match &built {
+            Built::Conflicts(files) => crate::worktree::ownership::owners_of(ctx, files),
+            _ => Vec::new(),
+        };
         if let Built::Conflicts(files) = &built
             && !request.dry_run
         {
             tell_agent_of_conflicts(ctx, name, &record.path, trunk, files);
+            tell_owners_of_conflicts(ctx, name, &record.path, trunk, &owned);
         }
-        let candidate = accept(name, branch, trunk, request.strategy, built, outcome)?;
+        let candidate = accept(name, branch, trunk, request.strategy, built, owned, outcome)?;
         outcome.old_tip = Some(tip.to_string());
         if let Some(dry) = dry.as_mut() {
             dry.tip = Some(candidate);
@@ -271,6 +277,50 @@ pub fn tell_agent_of_conflicts(
             "could not tell the agents in '{name}' about the conflict: {}",
             crate::error::render(&err).0
         )),
+    }
+}
+
+/// Tell the live agents of the worktrees that own files `name`'s landing conflicts on (other than
+/// `name` itself, at `path`) which of their files they are. Best effort, like the above.
+fn tell_owners_of_conflicts(
+    ctx: &Context,
+    name: &str,
+    path: &std::path::Path,
+    trunk: &str,
+    owned: &[FileOwner],
+) {
+    let mut owners: Vec<&FileOwner> = owned
+        .iter()
+        .filter(|o| crate::paths::real_or_same(&o.path) != crate::paths::real_or_same(path))
+        .collect();
+    owners.dedup_by(|a, b| a.worktree == b.worktree);
+    for owner in owners {
+        let files: Vec<&str> = owned
+            .iter()
+            .filter(|o| o.worktree == owner.worktree)
+            .map(|o| o.file.as_str())
+            .collect();
+        let text = format!(
+            "{}: worktree '{name}' could not land on {trunk}: it conflicts in {}, which your \
+             worktree '{}' owns. Settle with its agent or the master who changes them.",
+            names::TOOL,
+            files.join(", "),
+            owner.worktree
+        );
+        match crate::orchestrator::agents::tell_worktree(ctx, &owner.path, &text) {
+            Ok(told) if !told.is_empty() => ctx.ui.status(format_args!(
+                "told agent {}, whose worktree '{}' owns {}, about the conflict",
+                told.join(", "),
+                owner.worktree,
+                files.join(", ")
+            )),
+            Ok(_) => {}
+            Err(err) => ctx.ui.warn(format_args!(
+                "could not tell the agents in '{}' about the conflict: {}",
+                owner.worktree,
+                crate::error::render(&err).0
+            )),
+        }
     }
 }
 

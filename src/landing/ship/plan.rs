@@ -10,6 +10,7 @@ use crate::git::land::{self, Built, Strategy};
 use crate::git::{self, graph};
 use crate::landing::forecast::{self, Candidate};
 use crate::landing::review;
+use crate::ownership::FileOwner;
 use crate::registry::Store;
 use crate::repo::Context;
 use crate::{names, worktree};
@@ -254,16 +255,25 @@ pub(super) fn accept(
     trunk: &str,
     strategy: Strategy,
     built: Built,
+    owned: Vec<FileOwner>,
     outcome: &mut Outcome,
 ) -> Result<gix::ObjectId> {
     match built {
         Built::Commit(id) => Ok(id),
         Built::Conflicts(files) => {
             outcome.conflicts = files.clone();
+            let said: Vec<String> = files
+                .iter()
+                .map(|f| match owned.iter().find(|o| &o.file == f) {
+                    Some(o) => format!("{f} (owned by {})", o.said()),
+                    None => f.clone(),
+                })
+                .collect();
+            outcome.conflict_owners = owned;
             Err(refuse_with_hint(
                 format!(
                     "worktree '{name}' conflicts with {trunk} in {}",
-                    files.join(", ")
+                    said.join(", ")
                 ),
                 format!(
                     "merge {trunk} into {branch} in it, resolve, commit, have it reviewed, then {} ship '{name}'",

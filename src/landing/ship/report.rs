@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::error::Refusal;
 use crate::git::land::Strategy;
 use crate::landing::forecast;
+use crate::ownership::FileOwner;
 
 /// What to land and how.
 #[derive(Debug, Clone)]
@@ -52,6 +53,9 @@ pub struct Outcome {
     pub reason: Option<String>,
     /// The files its candidate conflicts on.
     pub conflicts: Vec<String>,
+    /// The live owners of those files, where a worktree owns one (`git berth own`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflict_owners: Vec<FileOwner>,
     pub strategy: Strategy,
     pub old_tip: Option<String>,
     pub new_tip: Option<String>,
@@ -74,6 +78,7 @@ impl Outcome {
             outcome: "refused",
             reason: None,
             conflicts: Vec::new(),
+            conflict_owners: Vec::new(),
             strategy,
             old_tip: None,
             new_tip: None,
