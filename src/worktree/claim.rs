@@ -146,7 +146,10 @@ pub fn release(ctx: &Context, name: &str) -> Result<Released> {
     };
     record.claim = None;
     if released.released {
+        let freed = record.clone();
         locked.save()?;
+        // A worktree nobody holds owns nothing: what it owned is free for others now.
+        super::ownership::lapse(ctx, &freed);
     }
     Ok(released)
 }

@@ -195,10 +195,17 @@ impl Typed<'_> {
     }
 }
 
-/// The owners that count: their holder runs and their worktree is still managed.
+/// The owners that count: their holder runs, and their worktree is still managed and held (a
+/// released worktree owns nothing).
 fn live_in(all: Vec<Owner>, registry: &Registry) -> Vec<Owner> {
     all.into_iter()
-        .filter(|o| o.alive() && registry.worktrees.iter().any(|r| r.name == o.worktree))
+        .filter(|o| {
+            o.alive()
+                && registry
+                    .worktrees
+                    .iter()
+                    .any(|r| r.name == o.worktree && r.claim.is_some())
+        })
         .collect()
 }
 
@@ -419,9 +426,10 @@ pub fn release(ctx: &Context, name: Option<&str>, typed: Typed<'_>) -> Result<Ch
     })
 }
 
-/// What the worktree `worktree` owns for `session` follows the agent's process from now on, as
-/// its claim does (ownership taken before the agent started was held by the launching process).
-/// Called under the registry's lock (the lock order allows it).
+/// What the worktree `worktree` owns follows the agent launched there from now on, as its claim
+/// does: ownership taken before the agent started (by the launching process, or by the master
+/// that handed the worktree over) is the agent's. Called under the registry's lock (the lock
+/// order allows it).
 pub fn follow(
     ctx: &Context,
     worktree: &str,
@@ -435,13 +443,10 @@ pub fn follow(
         return Ok(());
     }
     let mut locked = store.lock()?;
-    let Some(owner) = locked
-        .owners
-        .iter_mut()
-        .find(|o| o.worktree == worktree && o.session == session)
-    else {
+    let Some(owner) = locked.owners.iter_mut().find(|o| o.worktree == worktree) else {
         return Ok(());
     };
+    owner.session = session.to_owned();
     owner.pid = pid;
     owner.pid_start = pid_start;
     owner.agent = Some(agent.to_owned());

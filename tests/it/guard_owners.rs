@@ -3,9 +3,8 @@
 //! registry as git berth writes it, and the real guard binary judging each runtime's edit and
 //! the shell's writes.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use berth_guard::owners::{Owned, render};
 
@@ -50,20 +49,7 @@ impl World {
 
     /// `git-berth guard --runtime <runtime>` with `json` on stdin, from `dir`.
     fn hook(&self, dir: &Path, runtime: &str, json: &serde_json::Value) -> Output {
-        let mut cmd = self.sb.berth_command(dir, &["guard", "--runtime", runtime]);
-        cmd.env_remove("BERTH_ALLOW_MAIN_WORKTREE")
-            .env_remove("BERTH_MASTER_SESSION")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(json.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        self.sb.guard_hook(dir, runtime, json)
     }
 
     /// Claude Code's Edit of `file` (relative to `dir`), from `dir`.

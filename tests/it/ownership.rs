@@ -220,6 +220,12 @@ fn ownership_lapses_when_the_worktree_is_removed_and_when_its_holder_is_gone() {
         vec![("b".to_owned(), strings(&["src/lib.rs"]))]
     );
     assert!(guarded(&sb, &repo).iter().all(|o| o.worktree != c));
+
+    // A released worktree owns nothing, in the store and in the guard's copy at once.
+    let out = sb.berth_as(&repo, "b", agent_b.pid(), &["release", "b"]);
+    assert!(out.status.success(), "{}", outputs(&out));
+    assert_eq!(owners_of(&sb, &repo), Vec::new());
+    assert_eq!(guarded(&sb, &repo), Vec::new());
 }
 
 #[test]
@@ -292,7 +298,6 @@ fn two_processes_claiming_overlapping_paths_at_once_end_with_exactly_one_owner()
 
 /// Claude Code's Edit of `file` in the worktree `dir`, judged by the real guard from `dir`.
 fn claude_edit(sb: &Sandbox, dir: &Path, file: &str) -> std::process::Output {
-    use std::io::Write as _;
     let json = serde_json::json!({
         "session_id": "s1",
         "cwd": dir,
@@ -301,20 +306,7 @@ fn claude_edit(sb: &Sandbox, dir: &Path, file: &str) -> std::process::Output {
         "tool_input": {"file_path": dir.join(file), "old_string": "fn", "new_string": "pub fn"},
         "tool_use_id": "t1",
     });
-    let mut cmd = sb.berth_command(dir, &["guard", "--runtime", "claude"]);
-    cmd.env_remove("BERTH_ALLOW_MAIN_WORKTREE")
-        .env_remove("BERTH_MASTER_SESSION")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(json.to_string().as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    sb.guard_hook(dir, "claude", &json)
 }
 
 #[test]

@@ -125,6 +125,27 @@ impl Sandbox {
         cmd
     }
 
+    /// `git-berth guard --runtime <runtime>` from `dir` as an agent's hook runs it (no hatch
+    /// open), with `json` on stdin.
+    pub fn guard_hook(&self, dir: &Path, runtime: &str, json: &serde_json::Value) -> Output {
+        use std::io::Write as _;
+        use std::process::Stdio;
+        let mut cmd = self.berth_command(dir, &["guard", "--runtime", runtime]);
+        cmd.env_remove("BERTH_ALLOW_MAIN_WORKTREE")
+            .env_remove("BERTH_MASTER_SESSION")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(json.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
     /// Run berth and require success; returns stdout.
     pub fn berth_ok(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.berth(dir, args);
