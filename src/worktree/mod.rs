@@ -19,6 +19,7 @@
 //! - [`sweep::clean`], [`sweep::sweep`], [`sweep::make_room`]: remove everything that holds
 //!   nothing of value.
 //! - [`prune::plan`], [`prune::carry_out`]: forget what is gone, free its ports.
+//! - [`listing::listing`]: every worktree as `list --json` shows it (one status reader).
 //! - [`ownership::own`], [`ownership::release`], [`ownership::listed`]: the paths a worktree
 //!   owns; [`ownership::lapse`] ends them with the worktree.
 //! - [`find`], [`unknown`]: look a worktree up by name, or say that there is none;
@@ -28,6 +29,7 @@ pub mod bring_up;
 pub mod claim;
 pub mod create;
 pub mod judge;
+pub mod listing;
 pub mod ownership;
 pub mod prune;
 pub mod remove;
