@@ -612,6 +612,16 @@ impl Judge<'_, '_> {
         let rel = rel.as_ref();
         // What the agent's own checkout owns never blocks it. A folder holding owned paths is
         // owned too, when it is one on disk: removing or moving it changes them.
+        // A file two worktrees' globs both take (added after both claims, which overlapped on
+        // no file then) is left to each of them, never to neither.
+        let matching: Vec<_> = owned
+            .iter()
+            .filter(|o| owners::matches(&o.pattern, rel))
+            .map(|o| o.worktree.clone())
+            .collect();
+        if matching.iter().any(|w| self.is_mine(w)) {
+            return None;
+        }
         let mut folder = None;
         for o in owned.iter() {
             let hit = owners::matches(&o.pattern, rel)

@@ -233,3 +233,21 @@ fn the_block_names_the_owners_agent_and_how_to_reach_it_when_one_works_there() {
 fn owned_by_a_link(d: &Decision) -> bool {
     matches!(d, Decision::Block(Block::Owned { owner, .. }) if owner.ends_with("to-a"))
 }
+
+#[test]
+fn a_file_two_worktrees_globs_both_take_is_left_to_each_of_them() {
+    let r = Repo::new();
+    let pid = std::process::id();
+    let start = crate::process::start_time(pid);
+    let glob = |worktree: &Path, pattern: &str| Owned {
+        pid,
+        start,
+        worktree: worktree.to_path_buf(),
+        pattern: pattern.to_owned(),
+        agent: None,
+    };
+    r.own(&[glob(&r.a, "src/**/*.rs"), glob(&r.b, "src/api/*.rs")]);
+    assert!(allowed(&edit(&r.a, "src/api/new.rs")));
+    assert!(allowed(&edit(&r.b, "src/api/new.rs")));
+    assert!(owned_by_a(&edit(&r.b, "src/web/y.rs")).is_some());
+}
