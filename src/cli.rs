@@ -118,6 +118,17 @@ you read it and run `git berth trust` again. --show lists each hook and whether 
     Init(commands::init::InitArgs),
     /// Serve an agent runtime's worktree hooks (Claude Code's WorktreeCreate / WorktreeRemove)
     Hook(commands::hook::HookArgs),
+    /// Serve the worktree tools to an agent runtime over MCP, on stdin and stdout
+    #[command(
+        long_about = "Serve the worktree tools to an agent runtime over the Model Context Protocol, \
+on stdin and stdout: worktree_list (read-only), worktree_create, worktree_claim, worktree_release \
+and worktree_remove, each answering in the JSON of the command of its name.\n\n\
+A runtime starts it (`git berth init` registers it for each runtime that takes MCP servers); to \
+try it by hand, pipe JSON-RPC lines into it. Its session is the agent that started it, so claims \
+made through the tools and through the agent's shell commands are one session's. Started where \
+neither the folder nor one of its child folders is a git repository, it offers no tools."
+    )]
+    Mcp(commands::mcp::McpArgs),
     // Its help, with how to install each script, is on its arguments.
     Completions(commands::completions::CompletionsArgs),
     /// Start the master agent (layer 0) in the primary checkout, hatches open
@@ -320,6 +331,7 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Release(args) => {
             context(cli).and_then(|ctx| commands::release::run(&ctx, args, out))
         }
+        Command::Mcp(_) => validated(cli).and_then(|()| commands::mcp::run(cli.session.clone())),
         Command::Own(args) => context(cli).and_then(|ctx| commands::own::run(&ctx, args, out)),
         Command::Owners(args) => {
             context(cli).and_then(|ctx| commands::owners::run(&ctx, args, out))

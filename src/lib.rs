@@ -14,6 +14,7 @@ pub mod judge;
 pub mod landing;
 pub mod lockwait;
 pub mod manifest;
+pub mod mcp;
 pub mod orchestrator;
 pub mod ownership;
 pub mod paths;

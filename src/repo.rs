@@ -168,6 +168,14 @@ impl Context {
         default_worktree_base(&anchor, &self.common_dir)
     }
 
+    /// The repository's key, `<project>-<hash>` of its common dir: the same from the primary
+    /// checkout and from every worktree of it (the MCP tools' `repo_key`, the default worktree
+    /// folder's name).
+    pub fn repo_key(&self) -> String {
+        let anchor = self.primary.as_deref().unwrap_or(&self.common_dir);
+        repo_key(anchor, &self.common_dir)
+    }
+
     /// The state folder `<common dir>/berth`.
     pub fn state_dir(&self) -> PathBuf {
         self.common_dir.join(names::STATE_DIR)
@@ -178,11 +186,17 @@ impl Context {
 /// repository) is `anchor` and whose common dir is `common_dir`, when `berth.worktreeBase` is
 /// unset: `${XDG_DATA_HOME:-~/.local/share}/git-berth/<project>-<hash>`.
 pub fn default_worktree_base(anchor: &Path, common_dir: &Path) -> Result<PathBuf> {
-    let project = project_name(anchor);
-    Ok(data_dir()?.join(format!(
-        "{project}-{}",
+    Ok(data_dir()?.join(repo_key(anchor, common_dir)))
+}
+
+/// `<project>-<hash>`: the primary checkout's (or bare repository's) folder name and a hash of
+/// the common dir.
+fn repo_key(anchor: &Path, common_dir: &Path) -> String {
+    format!(
+        "{}-{}",
+        project_name(anchor),
         short_hash(common_dir.as_os_str().as_encoded_bytes())
-    )))
+    )
 }
 
 /// The primary checkout's folder name (a bare repository's without `.git`).

@@ -19,6 +19,7 @@ pub mod layer2;
 pub mod list;
 pub mod log;
 pub mod master;
+pub mod mcp;
 pub mod own;
 pub mod owners;
 pub mod path;
