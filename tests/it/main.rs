@@ -32,6 +32,7 @@ mod lifecycle_model;
 mod list;
 mod locks;
 mod man;
+mod mcp;
 mod opencode_plugin;
 mod orchestrator;
 mod ownership;

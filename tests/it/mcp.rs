@@ -1,0 +1,300 @@
+//! `git berth mcp` over pipes, as a runtime drives it: JSON-RPC lines on its stdin, answers on its
+//! stdout. Each server runs under its own python process, which stands in for the agent runtime
+//! that started it (the server's session), so two servers are two agents.
+
+use crate::common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+
+use common::{Sandbox, git_worktree_paths};
+use serde_json::{Value, json};
+
+/// A running server and the next request id.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: u64,
+    /// The initialize answer.
+    init: Value,
+}
+
+impl Server {
+    /// A server started in `dir`, initialized.
+    fn start(sb: &Sandbox, dir: &Path) -> Server {
+        let mut cmd = std::process::Command::new("python3");
+        sb.env(&mut cmd);
+        cmd.current_dir(dir)
+            .args([
+                "-c",
+                "import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:]))",
+                env!("CARGO_BIN_EXE_git-berth"),
+                "mcp",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+            init: Value::Null,
+        };
+        server.init = server.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "berth-tests", "version": "1"},
+            }),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// Send a request and read lines until its answer; the answer's `result`.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let mut line = String::new();
+            let read = self.stdout.read_line(&mut line).unwrap();
+            assert!(read > 0, "the server closed stdout before answering {method}");
+            let answer: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+            if answer["id"] == json!(id) {
+                assert!(answer.get("error").is_none(), "{method}: {answer}");
+                return answer["result"].clone();
+            }
+        }
+    }
+
+    fn tools(&mut self) -> Vec<Value> {
+        self.request("tools/list", json!({}))["tools"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    /// Call `tool`: `Ok(parsed JSON)`, or `Err(text)` for a tool error.
+    fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, String> {
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let text = result["content"][0]["text"].as_str().unwrap().to_owned();
+        if result["isError"] == json!(true) {
+            Err(text)
+        } else {
+            Ok(serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}")))
+        }
+    }
+
+    fn ok(&mut self, tool: &str, arguments: Value) -> Value {
+        self.call(tool, arguments)
+            .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn worktree<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["worktrees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {list}"))
+}
+
+#[test]
+fn in_a_repository_it_gives_instructions_and_five_tools_with_their_hints() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut server = Server::start(&sb, &repo);
+    let instructions = server.init["instructions"].as_str().unwrap_or_default();
+    assert!(instructions.contains("worktree_list first"), "{}", server.init);
+    assert!(server.init["capabilities"]["tools"].is_object());
+    let tools = server.tools();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "worktree_claim",
+            "worktree_create",
+            "worktree_list",
+            "worktree_release",
+            "worktree_remove"
+        ]
+    );
+    let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
+    assert_eq!(tool("worktree_list")["annotations"]["readOnlyHint"], true);
+    assert_eq!(tool("worktree_remove")["annotations"]["destructiveHint"], true);
+    assert_eq!(tool("worktree_create")["annotations"]["readOnlyHint"], false);
+    let create = tool("worktree_create");
+    assert_eq!(create["inputSchema"]["required"], json!(["name"]));
+    assert_eq!(
+        create["inputSchema"]["properties"]["reuse_if_available"]["default"],
+        true
+    );
+    for t in &tools {
+        assert!(
+            t["inputSchema"]["properties"]["repo_root"].is_object(),
+            "{t}"
+        );
+    }
+}
+
+#[test]
+fn outside_any_repository_it_offers_no_tools_and_no_instructions() {
+    let sb = Sandbox::new();
+    let empty = sb.root.join("empty");
+    std::fs::create_dir_all(empty.join("notes")).unwrap();
+    let mut server = Server::start(&sb, &empty);
+    assert!(server.init.get("instructions").is_none(), "{}", server.init);
+    assert!(server.init["capabilities"].get("tools").is_none(), "{}", server.init);
+    assert_eq!(server.tools(), Vec::<Value>::new());
+}
+
+#[test]
+fn a_child_repository_keeps_the_tools_reachable_through_repo_root() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut server = Server::start(&sb, &sb.root);
+    assert!(server.init["instructions"].is_string());
+    let err = server.call("worktree_list", json!({})).unwrap_err();
+    assert!(err.contains("is not in a git repository"), "{err}");
+    assert!(err.contains("hint: name one of its child repositories in repo_root"), "{err}");
+    let made = server.ok("worktree_create", json!({"name": "a", "repo_root": "app"}));
+    assert_eq!(made["branch"], "berth/a");
+    let list = server.ok("worktree_list", json!({"repo_root": "app"}));
+    assert_eq!(worktree(&list, "a")["claimed_by"], "self");
+    let err = server
+        .call("worktree_list", json!({"repo_root": "../elsewhere"}))
+        .unwrap_err();
+    assert!(err.starts_with("error: repo_root ../elsewhere"), "{err}");
+    assert_eq!(git_worktree_paths(&sb, &repo).len(), 2);
+}
+
+#[test]
+fn each_tool_does_what_its_command_does_and_refuses_what_it_refuses() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut server = Server::start(&sb, &repo);
+
+    let made = server.ok("worktree_create", json!({"name": "a"}));
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(made["reused"], false);
+    // Its session is the process that started it (the runtime), as for the agent's own commands.
+    let runtime = server.child.id().to_string();
+    assert_eq!(
+        made["session"].as_str().unwrap().rsplit(':').next(),
+        Some(runtime.as_str()),
+        "{made}"
+    );
+    assert!(git_worktree_paths(&sb, &repo).contains(&path));
+    let again = server.ok("worktree_create", json!({"name": "a"}));
+    assert_eq!(again["reused"], true);
+    let err = server
+        .call("worktree_create", json!({"name": "a", "reuse_if_available": false}))
+        .unwrap_err();
+    assert!(err.contains("'a'"), "{err}");
+    let err = server.call("worktree_create", json!({"name": "../x"})).unwrap_err();
+    assert!(err.starts_with("error: "), "{err}");
+
+    let list = server.ok("worktree_list", json!({}));
+    assert!(list["repo_key"].as_str().unwrap().starts_with("app-"), "{list}");
+    assert_eq!(list["cwd_worktree"], Value::Null);
+    let a = worktree(&list, "a");
+    assert_eq!(a["status"], "claimed");
+    assert_eq!(a["claimed_by"], "self");
+    assert_eq!(a["base_commit"], sb.rev(&repo, "HEAD"));
+    assert_eq!(a["head_commit"], sb.rev(&repo, "HEAD"));
+    assert_eq!(a["base_ref"], "main");
+    assert_eq!(a["dirty"], false);
+    let mine = server.ok("worktree_list", json!({"mine": true}));
+    assert_eq!(mine["worktrees"].as_array().unwrap().len(), 1);
+    let other_base = server.ok("worktree_list", json!({"base_ref": "elsewhere"}));
+    assert_eq!(other_base["worktrees"], json!([]));
+
+    let held = server.ok("worktree_claim", json!({"name": "a"}));
+    assert_eq!(held["already_held"], true);
+    let err = server.call("worktree_claim", json!({"name": "nope"})).unwrap_err();
+    assert!(err.contains("no worktree named 'nope'"), "{err}");
+    let freed = server.ok("worktree_release", json!({"name": "a"}));
+    assert_eq!(freed["released"], true);
+    let list = server.ok("worktree_list", json!({"status": "available"}));
+    assert_eq!(worktree(&list, "a")["claimed_by"], Value::Null);
+
+    std::fs::write(path.join("wip.txt"), "unsaved\n").unwrap();
+    let err = server.call("worktree_remove", json!({"name": "a"})).unwrap_err();
+    assert!(err.contains("uncommitted"), "{err}");
+    assert!(path.exists());
+    let gone = server.ok("worktree_remove", json!({"name": "a", "force": true}));
+    assert_eq!(gone["removed"][0]["name"], "a");
+    assert!(!git_worktree_paths(&sb, &repo).contains(&path));
+    assert!(sb.has_branch(&repo, "berth/a"), "the branch stays without delete_branch");
+}
+
+#[test]
+fn a_worktree_list_from_inside_a_worktree_names_it() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["here"]);
+    let mut server = Server::start(&sb, &wt);
+    let list = server.ok("worktree_list", json!({}));
+    assert_eq!(list["cwd_worktree"], "here");
+}
+
+#[test]
+fn two_servers_are_two_sessions_and_exactly_one_wins_a_race_for_a_worktree() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut first = Server::start(&sb, &repo);
+    let mut second = Server::start(&sb, &repo);
+    let both = std::thread::scope(|s| {
+        let one = s.spawn(|| first.call("worktree_create", json!({"name": "x"})));
+        let two = s.spawn(|| second.call("worktree_create", json!({"name": "x"})));
+        [one.join().unwrap(), two.join().unwrap()]
+    });
+    let won: Vec<&Value> = both.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let lost: Vec<&String> = both.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!((won.len(), lost.len()), (1, 1), "{both:?}");
+    assert!(lost[0].contains("worktree 'x' is claimed by"), "{}", lost[0]);
+    let (winner, loser) = if both[0].is_ok() {
+        (&mut first, &mut second)
+    } else {
+        (&mut second, &mut first)
+    };
+    let seen = loser.ok("worktree_list", json!({}));
+    let x = worktree(&seen, "x");
+    assert_eq!(x["status"], "claimed");
+    assert_ne!(x["claimed_by"], "self");
+    assert_eq!(x["claimed_by"], won[0]["session"]);
+    let err = loser.call("worktree_claim", json!({"name": "x"})).unwrap_err();
+    assert!(err.contains("is claimed by"), "{err}");
+    winner.ok("worktree_release", json!({"name": "x"}));
+    let taken = loser.ok("worktree_claim", json!({"name": "x"}));
+    assert_eq!(taken["already_held"], false);
+    // The loser's claim is its own session's: the process that started it, standing in for the
+    // agent runtime.
+    assert_eq!(
+        loser.ok("worktree_list", json!({}))["worktrees"][0]["claimed_by"],
+        "self"
+    );
+}
