@@ -135,9 +135,6 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
             root.display()
         );
         warn_kept(out, &root, &kept);
-        if !args.uninstall && !args.no_mcp {
-            tell_mcp_skipped(out, &runtimes);
-        }
         return Ok(());
     }
     apply::apply(&root, &changes).map_err(|e| Refusal::new(format!("nothing was changed: {e}")))?;
