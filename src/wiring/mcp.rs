@@ -57,6 +57,25 @@ pub fn target(r: Runtime) -> Option<Target> {
     }
 }
 
+/// OpenCode 2's own form: its servers under `mcp.servers`.
+const OPENCODE_V2: &[&str] = &["mcp", "servers"];
+
+/// The table to put the server in, given the file as it is: OpenCode 2 reads both its own
+/// `mcp.servers` and OpenCode 1's `mcp.<name>`, so the plain `mcp` is written unless the file
+/// already keeps its servers under `mcp.servers` (an object that is not itself a server, which
+/// always has a `type`).
+pub fn table_for(table: &'static [&'static str], doc: &Value) -> &'static [&'static str] {
+    let v2 = doc
+        .pointer("/mcp/servers")
+        .and_then(Value::as_object)
+        .is_some_and(|o| !o.contains_key("type"));
+    if table == ["mcp"] && v2 {
+        OPENCODE_V2
+    } else {
+        table
+    }
+}
+
 /// The command line that starts the server: the tool's words, then `mcp`.
 fn argv() -> Vec<String> {
     let mut argv: Vec<String> = names::TOOL.split(' ').map(str::to_string).collect();
@@ -347,6 +366,18 @@ mod tests {
         add_allow(&mut bare, &claude_allow_rule()).expect("add");
         remove_allow(&mut bare, &claude_allow_rule());
         assert_eq!(bare, serde_json::json!({}));
+    }
+
+    #[test]
+    fn opencode_follows_a_file_already_in_opencode_2s_form() {
+        let v1 = serde_json::json!({"mcp": {"docs": {"type": "local", "command": ["d"]}}});
+        assert_eq!(table_for(&["mcp"], &v1), ["mcp"]);
+        let v2 =
+            serde_json::json!({"mcp": {"servers": {"docs": {"type": "local", "command": ["d"]}}}});
+        assert_eq!(table_for(&["mcp"], &v2), ["mcp", "servers"]);
+        let named = serde_json::json!({"mcp": {"servers": {"type": "local", "command": ["d"]}}});
+        assert_eq!(table_for(&["mcp"], &named), ["mcp"]);
+        assert_eq!(table_for(&["mcpServers"], &v2), ["mcpServers"]);
     }
 
     #[test]

@@ -283,6 +283,7 @@ fn plan_mcp_install(
         match target {
             Target::Json { table, .. } => {
                 let mut doc = parse_object(path, now.as_deref())?;
+                let table = mcp::table_for(table, &doc);
                 if mcp::add_server(&mut doc, table, &mcp::entry(*r), want.force).map_err(refuse)? {
                     record(changes, path, before, Some(to_bytes(&doc)));
                 }
@@ -340,7 +341,12 @@ fn plan_mcp_uninstall(
         let taken = match target {
             Target::Json { table, .. } => {
                 let mut doc = parse_object(path, Some(&now))?;
-                let taken = mcp::remove_server(&mut doc, table, &mcp::entry(*r));
+                let entry = mcp::entry(*r);
+                let found_in = mcp::table_for(table, &doc);
+                let mut taken = mcp::remove_server(&mut doc, found_in, &entry);
+                if taken == Taken::Absent {
+                    taken = mcp::remove_server(&mut doc, table, &entry);
+                }
                 if taken == Taken::Removed {
                     let after = (!emptied(&doc)).then(|| to_bytes(&doc));
                     record(changes, path, before, after);
@@ -1060,5 +1066,28 @@ mod tests {
         let out = plan_uninstall(&w, &files.reader()).expect("uninstall");
         assert_eq!(out.kept, [".cursor/mcp.json"]);
         assert!(!out.changes.iter().any(|c| c.path == ".cursor/mcp.json"));
+    }
+
+    #[test]
+    fn an_opencode_2_file_gets_the_server_under_mcp_servers_and_loses_only_it() {
+        let theirs = r#"{"mcp": {"servers": {"docs": {"type": "local", "command": ["d"]}}}}"#;
+        let files = Files::with("opencode.json", theirs);
+        let w = with_mcp(&[Runtime::Opencode]);
+        files.apply(&plan_install(&w, &files.reader()).expect("plan"));
+        let doc = files.json("opencode.json");
+        assert_eq!(
+            doc["mcp"]["servers"]["git-berth"],
+            mcp::entry(Runtime::Opencode)
+        );
+        assert!(doc["mcp"].get("git-berth").is_none());
+        files.apply(
+            &plan_uninstall(&w, &files.reader())
+                .expect("uninstall")
+                .changes,
+        );
+        assert_eq!(
+            files.json("opencode.json"),
+            serde_json::from_str::<Value>(theirs).expect("json")
+        );
     }
 }
