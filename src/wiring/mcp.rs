@@ -145,9 +145,9 @@ pub fn add_server(
     }
 }
 
-/// Takes the server out of `table` when it is as berth wrote it, then the objects on the way
-/// that are left empty.
-pub fn remove_server(doc: &mut Value, table: &[&str], entry: &Value) -> Taken {
+/// Takes the server out of `table` when it is as berth wrote it (or in any form, with `force`),
+/// then the objects on the way that are left empty.
+pub fn remove_server(doc: &mut Value, table: &[&str], entry: &Value, force: bool) -> Taken {
     let Some((last, path)) = table.split_last() else {
         return Taken::Absent;
     };
@@ -163,7 +163,7 @@ pub fn remove_server(doc: &mut Value, table: &[&str], entry: &Value) -> Taken {
     };
     match servers.get(names::MCP_SERVER) {
         None => return Taken::Absent,
-        Some(v) if v != entry => return Taken::Changed,
+        Some(v) if v != entry && !force => return Taken::Changed,
         Some(_) => {}
     }
     servers.shift_remove(names::MCP_SERVER);
@@ -337,11 +337,14 @@ mod tests {
         let e = entry(Runtime::Cursor);
         assert_eq!(add_server(&mut doc, &["mcpServers"], &e, false), Ok(true));
         assert_eq!(add_server(&mut doc, &["mcpServers"], &e, false), Ok(false));
-        assert_eq!(remove_server(&mut doc, &["mcpServers"], &e), Taken::Removed);
+        assert_eq!(
+            remove_server(&mut doc, &["mcpServers"], &e, false),
+            Taken::Removed
+        );
         assert_eq!(doc, original);
         let mut empty = serde_json::json!({});
         add_server(&mut empty, &["mcpServers"], &e, false).expect("add");
-        remove_server(&mut empty, &["mcpServers"], &e);
+        remove_server(&mut empty, &["mcpServers"], &e, false);
         assert_eq!(empty, serde_json::json!({}));
     }
 
@@ -350,7 +353,14 @@ mod tests {
         let mut doc = serde_json::json!({"mcpServers": {"git-berth": {"command": "other"}}});
         let e = entry(Runtime::Gemini);
         assert!(add_server(&mut doc.clone(), &["mcpServers"], &e, false).is_err());
-        assert_eq!(remove_server(&mut doc, &["mcpServers"], &e), Taken::Changed);
+        assert_eq!(
+            remove_server(&mut doc, &["mcpServers"], &e, false),
+            Taken::Changed
+        );
+        assert_eq!(
+            remove_server(&mut doc.clone(), &["mcpServers"], &e, true),
+            Taken::Removed
+        );
         assert_eq!(add_server(&mut doc, &["mcpServers"], &e, true), Ok(true));
     }
 

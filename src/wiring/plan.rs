@@ -310,7 +310,7 @@ fn plan_mcp_install(
 }
 
 /// Takes berth's MCP server out of each runtime's project configuration where it is as init
-/// wrote it (one changed since is named in `kept`), and the allow-list rule out of Claude Code's
+/// wrote it (one changed since is named in `kept`, and goes too with `force`, but for Codex), and the allow-list rule out of Claude Code's
 /// settings. A JSON file left empty goes.
 fn plan_mcp_uninstall(
     want: &Want,
@@ -343,9 +343,9 @@ fn plan_mcp_uninstall(
                 let mut doc = parse_object(path, Some(&now))?;
                 let entry = mcp::entry(*r);
                 let found_in = mcp::table_for(table, &doc);
-                let mut taken = mcp::remove_server(&mut doc, found_in, &entry);
+                let mut taken = mcp::remove_server(&mut doc, found_in, &entry, want.force);
                 if taken == Taken::Absent {
-                    taken = mcp::remove_server(&mut doc, table, &entry);
+                    taken = mcp::remove_server(&mut doc, table, &entry, want.force);
                 }
                 if taken == Taken::Removed {
                     let after = (!emptied(&doc)).then(|| to_bytes(&doc));
@@ -1066,6 +1066,14 @@ mod tests {
         let out = plan_uninstall(&w, &files.reader()).expect("uninstall");
         assert_eq!(out.kept, [".cursor/mcp.json"]);
         assert!(!out.changes.iter().any(|c| c.path == ".cursor/mcp.json"));
+        let forced = Want { force: true, ..w };
+        let out = plan_uninstall(&forced, &files.reader()).expect("forced");
+        assert!(out.kept.is_empty());
+        assert!(
+            out.changes
+                .iter()
+                .any(|c| c.path == ".cursor/mcp.json" && c.after.is_none())
+        );
     }
 
     #[test]
