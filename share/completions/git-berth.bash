@@ -84,7 +84,7 @@ _git_berth ()
 	install,--*) __gitcomp "--setup= --teardown= --ports= --gate= --local --json --session= --help" ;;
 	trust,--*) __gitcomp "--show --json --session= --help" ;;
 	guard,--*) __gitcomp "--runtime= --session= --help" ;;
-	init,--*) __gitcomp "--runtime= --worktrees --with-orchestrator --force --uninstall --session= --help" ;;
+	init,--*) __gitcomp "--runtime= --worktrees --with-orchestrator --force --no-mcp --uninstall --session= --help" ;;
 	hook,*)
 		local nested="$(__git_find_on_cmdline "worktree-create worktree-remove")"
 		case "$nested,$cur" in

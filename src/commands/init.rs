@@ -7,7 +7,7 @@
 
 use crate::error::Refusal;
 pub use crate::wiring::plan::{Change, ReadFile, Uninstall, Want, plan_install, plan_uninstall};
-use crate::wiring::{apply, master};
+use crate::wiring::{apply, master, mcp};
 
 use std::fs;
 use std::io::{self, Write};
@@ -42,6 +42,13 @@ pub struct InitArgs {
     /// Overwrite berth's files and hook entries that differ from what this version installs.
     #[arg(long)]
     pub force: bool,
+
+    /// Leave out berth's MCP server (git berth mcp). Without this flag init registers it in the
+    /// project configuration of each runtime that takes MCP servers (.mcp.json for claude and
+    /// copilot, .codex/config.toml, .gemini/settings.json, .cursor/mcp.json, opencode.json) and
+    /// lets Claude Code run worktree_list without asking; pi takes none and is skipped.
+    #[arg(long)]
+    pub no_mcp: bool,
 
     /// Take out exactly what init added, leaving every other key and hook as it was: from every
     /// runtime where berth's entries are found, unless --runtime names some. A master definition
@@ -89,6 +96,7 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
         // Uninstall takes out berth's worktree hooks too, wherever it finds them.
         worktrees: args.worktrees || args.uninstall,
         orchestrator: args.with_orchestrator,
+        mcp: !args.no_mcp,
         force: args.force,
     };
     let root_for_read = root.clone();
@@ -147,8 +155,22 @@ pub fn execute(args: &InitArgs, out: &mut dyn Write) -> Result<(), Refusal> {
                 let _ = writeln!(out, "{}: {}", r.name(), master_step(*r));
             }
         }
+        if !args.no_mcp {
+            tell_mcp_skipped(out, &runtimes);
+        }
     }
     Ok(())
+}
+
+/// Names each runtime that got no MCP server because it takes none.
+fn tell_mcp_skipped(out: &mut dyn Write, runtimes: &[Runtime]) {
+    for r in runtimes.iter().filter(|r| mcp::target(**r).is_none()) {
+        let _ = writeln!(
+            out,
+            "{}: MCP server skipped: this runtime takes no MCP servers",
+            r.name()
+        );
+    }
 }
 
 /// Names each master definition uninstall left because a person changed it.
@@ -169,7 +191,10 @@ fn warn_kept(out: &mut dyn Write, root: &Path, kept: &[String]) {
 fn kept_runtime(path: &str) -> &'static str {
     Runtime::ALL
         .into_iter()
-        .find(|r| master::definition(*r).is_some_and(|d| d.path == path))
+        .find(|r| {
+            master::definition(*r).is_some_and(|d| d.path == path)
+                || mcp::target(*r).is_some_and(|t| t.path() == path)
+        })
         .map_or("", |r| r.name())
 }
 

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::master;
+use super::mcp::{self, Taken, Target};
 use super::merge::{merge_into, parse_object, remove_ours, to_bytes};
 use crate::error::Refusal;
 use crate::guard::managed::{self, Kind};
@@ -17,6 +18,8 @@ pub struct Want {
     pub worktrees: bool,
     /// Also the master agent's definition, for each runtime that has one.
     pub orchestrator: bool,
+    /// Also berth's MCP server, in each runtime's project configuration that takes one.
+    pub mcp: bool,
     pub force: bool,
 }
 
@@ -225,7 +228,145 @@ pub fn plan_install(want: &Want, read: &ReadFile<'_>) -> Result<Vec<Change>, Ref
             )?);
         }
     }
+    if want.mcp {
+        plan_mcp_install(want, read, &mut changes)?;
+    }
     Ok(changes)
+}
+
+/// A file's contents before any change, and as the changes planned so far leave it.
+type Contents = (Option<Vec<u8>>, Option<Vec<u8>>);
+
+fn current(changes: &[Change], path: &str, read: &ReadFile<'_>) -> Result<Contents, Refusal> {
+    match changes.iter().find(|c| c.path == path) {
+        Some(c) => Ok((c.before.clone(), c.after.clone())),
+        None => {
+            let before = read(path).map_err(Refusal::new)?;
+            Ok((before.clone(), before))
+        }
+    }
+}
+
+/// Sets the planned contents of `path`, folding into a change already planned for it.
+fn record(changes: &mut Vec<Change>, path: &str, before: Option<Vec<u8>>, after: Option<Vec<u8>>) {
+    match changes.iter_mut().find(|c| c.path == path) {
+        Some(c) => c.after = after,
+        None => changes.push(Change {
+            path: path.into(),
+            before,
+            after,
+        }),
+    }
+    changes.retain(|c| c.before != c.after);
+}
+
+/// Adds berth's MCP server to each runtime's project configuration, and for Claude Code the
+/// read-only tool to the allow list. A runtime without MCP configuration is passed over.
+fn plan_mcp_install(
+    want: &Want,
+    read: &ReadFile<'_>,
+    changes: &mut Vec<Change>,
+) -> Result<(), Refusal> {
+    for r in &want.runtimes {
+        let Some(target) = mcp::target(*r) else {
+            continue;
+        };
+        let path = target.path();
+        let refuse = |what: String| {
+            Refusal::new(format!("{path}: {what}")).hint(format!(
+                "{} init --runtime {} --force (or --no-mcp)",
+                names::TOOL,
+                r.name()
+            ))
+        };
+        let (before, now) = current(changes, path, read)?;
+        match target {
+            Target::Json { table, .. } => {
+                let mut doc = parse_object(path, now.as_deref())?;
+                let table = mcp::table_for(table, &doc);
+                if mcp::add_server(&mut doc, table, &mcp::entry(*r), want.force).map_err(refuse)? {
+                    record(changes, path, before, Some(to_bytes(&doc)));
+                }
+            }
+            Target::CodexToml { .. } => {
+                let text = String::from_utf8_lossy(now.as_deref().unwrap_or_default());
+                if let Some(after) = mcp::add_codex(&text).map_err(refuse)? {
+                    record(changes, path, before, Some(after.into_bytes()));
+                }
+            }
+        }
+        if *r == Runtime::Claude {
+            let settings = managed::installed(*r).path;
+            let (before, now) = current(changes, settings, read)?;
+            let mut doc = parse_object(settings, now.as_deref())?;
+            let added = mcp::add_allow(&mut doc, &mcp::claude_allow_rule())
+                .map_err(|what| Refusal::new(format!("{settings}: {what}")))?;
+            if added {
+                record(changes, settings, before, Some(to_bytes(&doc)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Takes berth's MCP server out of each runtime's project configuration where it is as init
+/// wrote it (one changed since is named in `kept`, and goes too with `force`, but for Codex), and the allow-list rule out of Claude Code's
+/// settings. A JSON file left empty goes.
+fn plan_mcp_uninstall(
+    want: &Want,
+    read: &ReadFile<'_>,
+    changes: &mut Vec<Change>,
+    kept: &mut Vec<String>,
+) -> Result<(), Refusal> {
+    let emptied = |doc: &Value| doc.as_object().is_some_and(|o| o.is_empty());
+    for r in &want.runtimes {
+        if *r == Runtime::Claude {
+            let settings = managed::installed(*r).path;
+            let (before, now) = current(changes, settings, read)?;
+            if let Some(now) = now {
+                let mut doc = parse_object(settings, Some(&now))?;
+                if mcp::remove_allow(&mut doc, &mcp::claude_allow_rule()) {
+                    let after = (!emptied(&doc)).then(|| to_bytes(&doc));
+                    record(changes, settings, before, after);
+                }
+            }
+        }
+        let Some(target) = mcp::target(*r) else {
+            continue;
+        };
+        let path = target.path();
+        let (before, Some(now)) = current(changes, path, read)? else {
+            continue;
+        };
+        let taken = match target {
+            Target::Json { table, .. } => {
+                let mut doc = parse_object(path, Some(&now))?;
+                let entry = mcp::entry(*r);
+                let found_in = mcp::table_for(table, &doc);
+                let mut taken = mcp::remove_server(&mut doc, found_in, &entry, want.force);
+                if taken == Taken::Absent {
+                    taken = mcp::remove_server(&mut doc, table, &entry, want.force);
+                }
+                if taken == Taken::Removed {
+                    let after = (!emptied(&doc)).then(|| to_bytes(&doc));
+                    record(changes, path, before, after);
+                }
+                taken
+            }
+            Target::CodexToml { .. } => match mcp::remove_codex(&String::from_utf8_lossy(&now)) {
+                Ok(after) => {
+                    let after = (!after.trim().is_empty()).then(|| after.into_bytes());
+                    record(changes, path, before, after);
+                    Taken::Removed
+                }
+                Err(taken) => taken,
+            },
+        };
+        if taken == Taken::Changed && !kept.iter().any(|k| k == path) {
+            kept.push(path.to_string());
+        }
+    }
+    Ok(())
 }
 
 /// A file init owns outright: written when it is missing, left when it already holds
@@ -318,6 +459,7 @@ pub fn plan_uninstall(want: &Want, read: &ReadFile<'_>) -> Result<Uninstall, Ref
             }
         }
     }
+    plan_mcp_uninstall(want, read, &mut changes, &mut kept)?;
     Ok(Uninstall { changes, kept })
 }
 
@@ -364,6 +506,7 @@ mod tests {
             runtimes: runtimes.to_vec(),
             worktrees: false,
             orchestrator: false,
+            mcp: false,
             force: false,
         }
     }
@@ -816,5 +959,143 @@ mod tests {
         );
         let left: Vec<String> = files.0.borrow().keys().cloned().collect();
         assert_eq!(left, vec![names::CLAUDE_SETTINGS.to_string()]);
+    }
+
+    fn with_mcp(runtimes: &[Runtime]) -> Want {
+        Want {
+            mcp: true,
+            ..want(runtimes)
+        }
+    }
+
+    #[test]
+    fn mcp_registers_the_server_for_each_runtime_that_takes_one() {
+        let files = Files::default();
+        let changes = plan_install(&with_mcp(&Runtime::ALL), &files.reader()).expect("plan");
+        files.apply(&changes);
+        let server = |path: &str, table: &str| files.json(path)[table]["git-berth"].clone();
+        let plain = serde_json::json!({"command": "git", "args": ["berth", "mcp"]});
+        assert_eq!(server(".mcp.json", "mcpServers"), plain);
+        assert_eq!(server(".cursor/mcp.json", "mcpServers"), plain);
+        assert_eq!(server(".gemini/settings.json", "mcpServers"), plain);
+        assert_eq!(
+            server("opencode.json", "mcp"),
+            serde_json::json!({"type": "local", "command": ["git", "berth", "mcp"], "enabled": true})
+        );
+        let toml = String::from_utf8(files.0.borrow()[".codex/config.toml"].clone()).expect("utf8");
+        assert_eq!(toml, mcp::codex_block());
+        assert_eq!(
+            files.json(".claude/settings.json")["permissions"]["allow"],
+            serde_json::json!(["mcp__git-berth__worktree_list"])
+        );
+        // The Gemini hooks and the server share one file: one change, holding both.
+        assert_eq!(
+            changes
+                .iter()
+                .filter(|c| c.path == ".gemini/settings.json")
+                .count(),
+            1
+        );
+        assert!(files.json(".gemini/settings.json")["hooks"].is_object());
+        // No file for pi's MCP, and none of remove's tools allowed without asking.
+        assert!(
+            !changes
+                .iter()
+                .any(|c| c.path.contains("pi") && c.path.contains("mcp"))
+        );
+        let all =
+            String::from_utf8(files.0.borrow()[".claude/settings.json"].clone()).expect("utf8");
+        assert!(!all.contains("worktree_remove"));
+    }
+
+    #[test]
+    fn mcp_install_is_idempotent_and_uninstall_restores_every_file() {
+        let theirs = r#"{"mcpServers": {"docs": {"command": "docs-mcp"}}}"#;
+        let files = Files::with(".mcp.json", theirs);
+        files
+            .0
+            .borrow_mut()
+            .insert(".claude/settings.json".into(), FOREIGN.as_bytes().to_vec());
+        files
+            .0
+            .borrow_mut()
+            .insert(".codex/config.toml".into(), b"model = \"o3\"\n".to_vec());
+        let w = with_mcp(&Runtime::ALL);
+        files.apply(&plan_install(&w, &files.reader()).expect("plan"));
+        assert_eq!(plan_install(&w, &files.reader()).expect("again"), vec![]);
+        assert_eq!(
+            files.json(".mcp.json")["mcpServers"]["docs"]["command"],
+            "docs-mcp"
+        );
+        let out = plan_uninstall(&w, &files.reader()).expect("uninstall");
+        assert!(out.kept.is_empty());
+        files.apply(&out.changes);
+        assert_eq!(
+            files.json(".mcp.json"),
+            serde_json::from_str::<Value>(theirs).expect("json")
+        );
+        assert_eq!(
+            files.json(".claude/settings.json"),
+            serde_json::from_str::<Value>(FOREIGN).expect("json")
+        );
+        assert_eq!(
+            files.0.borrow()[".codex/config.toml"],
+            b"model = \"o3\"\n".to_vec()
+        );
+        let mut left: Vec<String> = files.0.borrow().keys().cloned().collect();
+        left.sort();
+        assert_eq!(
+            left,
+            [".claude/settings.json", ".codex/config.toml", ".mcp.json"]
+        );
+    }
+
+    #[test]
+    fn no_mcp_writes_no_server_and_a_changed_server_is_refused_then_kept() {
+        let files = Files::default();
+        let changes = plan_install(&want(&Runtime::ALL), &files.reader()).expect("plan");
+        assert!(!changes.iter().any(|c| c.path.ends_with("mcp.json")));
+        let mine = r#"{"mcpServers": {"git-berth": {"command": "my-berth"}}}"#;
+        let files = Files::with(".cursor/mcp.json", mine);
+        let w = with_mcp(&[Runtime::Cursor]);
+        let err = plan_install(&w, &files.reader()).expect_err("refused");
+        assert!(
+            err.to_string().contains("a different `git-berth` server"),
+            "{err}"
+        );
+        let out = plan_uninstall(&w, &files.reader()).expect("uninstall");
+        assert_eq!(out.kept, [".cursor/mcp.json"]);
+        assert!(!out.changes.iter().any(|c| c.path == ".cursor/mcp.json"));
+        let forced = Want { force: true, ..w };
+        let out = plan_uninstall(&forced, &files.reader()).expect("forced");
+        assert!(out.kept.is_empty());
+        assert!(
+            out.changes
+                .iter()
+                .any(|c| c.path == ".cursor/mcp.json" && c.after.is_none())
+        );
+    }
+
+    #[test]
+    fn an_opencode_2_file_gets_the_server_under_mcp_servers_and_loses_only_it() {
+        let theirs = r#"{"mcp": {"servers": {"docs": {"type": "local", "command": ["d"]}}}}"#;
+        let files = Files::with("opencode.json", theirs);
+        let w = with_mcp(&[Runtime::Opencode]);
+        files.apply(&plan_install(&w, &files.reader()).expect("plan"));
+        let doc = files.json("opencode.json");
+        assert_eq!(
+            doc["mcp"]["servers"]["git-berth"],
+            mcp::entry(Runtime::Opencode)
+        );
+        assert!(doc["mcp"].get("git-berth").is_none());
+        files.apply(
+            &plan_uninstall(&w, &files.reader())
+                .expect("uninstall")
+                .changes,
+        );
+        assert_eq!(
+            files.json("opencode.json"),
+            serde_json::from_str::<Value>(theirs).expect("json")
+        );
     }
 }

@@ -485,3 +485,113 @@ fn a_master_the_user_edited_is_not_overwritten_without_force_nor_removed_by_unin
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(!r.read(MASTERS[0]).contains("French"));
 }
+
+/// The files init writes berth's MCP server into, one per runtime that takes MCP servers.
+const MCP_FILES: [&str; 5] = [
+    ".mcp.json",
+    ".codex/config.toml",
+    ".gemini/settings.json",
+    ".cursor/mcp.json",
+    "opencode.json",
+];
+
+const ALL: &str = "claude,codex,gemini,cursor,copilot,opencode,pi";
+
+#[test]
+fn init_registers_the_mcp_server_for_each_runtime_and_says_pi_is_skipped() {
+    let r = Repo::new("mcp");
+    let o = r.init(&["--runtime", ALL]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let plain = serde_json::json!({"command": "git", "args": ["berth", "mcp"]});
+    assert_eq!(r.json(".mcp.json")["mcpServers"]["git-berth"], plain);
+    assert_eq!(r.json(".cursor/mcp.json")["mcpServers"]["git-berth"], plain);
+    assert_eq!(
+        r.json(".gemini/settings.json")["mcpServers"]["git-berth"],
+        plain
+    );
+    assert_eq!(
+        r.json("opencode.json")["mcp"]["git-berth"],
+        serde_json::json!({"type": "local", "command": ["git", "berth", "mcp"], "enabled": true})
+    );
+    assert!(
+        r.read(".codex/config.toml")
+            .contains("[mcp_servers.git-berth]\ncommand = \"git\"\nargs = [\"berth\",\"mcp\"]\n")
+    );
+    let allow = &r.json(".claude/settings.json")["permissions"]["allow"];
+    assert_eq!(allow, &serde_json::json!(["mcp__git-berth__worktree_list"]));
+    assert!(
+        err(&o).contains("pi: MCP server skipped: this runtime takes no MCP servers"),
+        "{}",
+        err(&o)
+    );
+    for f in MCP_FILES {
+        assert!(err(&o).contains(f), "{f}: {}", err(&o));
+    }
+}
+
+#[test]
+fn a_second_init_leaves_the_mcp_files_alone() {
+    let r = Repo::new("mcp-again");
+    assert_eq!(r.init(&["--runtime", ALL]).status.code(), Some(0));
+    let before: Vec<SystemTime> = MCP_FILES.iter().map(|f| r.mtime(f)).collect();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let o = r.init(&["--runtime", ALL]);
+    assert!(err(&o).contains("already installed"), "{}", err(&o));
+    let after: Vec<SystemTime> = MCP_FILES.iter().map(|f| r.mtime(f)).collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn uninstall_leaves_the_users_own_servers_and_settings_as_they_were() {
+    let r = Repo::new("mcp-theirs");
+    let theirs = r#"{"mcpServers":{"docs":{"command":"docs-mcp","args":["--stdio"]}}}"#;
+    let opencode = r#"{"$schema":"https://opencode.ai/config.json","mcp":{"docs":{"type":"local","command":["docs-mcp"]}}}"#;
+    let codex = "model = \"o3\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"\n";
+    std::fs::create_dir_all(r.root.join(".codex")).expect("dir");
+    std::fs::write(r.root.join(".mcp.json"), theirs).expect("write");
+    std::fs::write(r.root.join("opencode.json"), opencode).expect("write");
+    std::fs::write(r.root.join(".codex/config.toml"), codex).expect("write");
+    let o = r.init(&["--runtime", ALL]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        r.json(".mcp.json")["mcpServers"]["docs"]["command"],
+        "docs-mcp"
+    );
+    assert!(r.read(".codex/config.toml").starts_with(codex));
+    let o = r.init(&["--runtime", ALL, "--uninstall"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        r.json(".mcp.json"),
+        serde_json::from_str::<serde_json::Value>(theirs).expect("json")
+    );
+    assert_eq!(
+        r.json("opencode.json"),
+        serde_json::from_str::<serde_json::Value>(opencode).expect("json")
+    );
+    assert_eq!(r.read(".codex/config.toml"), codex);
+    for f in [
+        ".cursor/mcp.json",
+        ".gemini/settings.json",
+        ".claude/settings.json",
+    ] {
+        assert!(!r.root.join(f).exists(), "{f}");
+    }
+}
+
+#[test]
+fn no_mcp_writes_no_mcp_file_nor_allow_rule() {
+    let r = Repo::new("no-mcp");
+    let o = r.init(&["--runtime", ALL, "--no-mcp"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    for f in [
+        ".mcp.json",
+        ".codex/config.toml",
+        ".cursor/mcp.json",
+        "opencode.json",
+    ] {
+        assert!(!r.root.join(f).exists(), "{f}");
+    }
+    assert!(r.json(".gemini/settings.json").get("mcpServers").is_none());
+    assert!(!r.read(".claude/settings.json").contains("mcp__"));
+    assert!(!err(&o).contains("MCP"), "{}", err(&o));
+}

@@ -239,3 +239,10 @@ pub mod hook_env {
     pub const PORT: &str = "WORKTREE_PORT";
     pub const PORTS: &str = "WORKTREE_PORTS";
 }
+
+/// The name `init` registers berth's MCP server under in each runtime's configuration; its tools
+/// reach an agent as `mcp__<this>__<tool>` in Claude Code.
+pub const MCP_SERVER: &str = "git-berth";
+/// The MCP tool that only reads (the list of worktrees): `init` puts it on Claude Code's allow
+/// list so it runs without a prompt; the tools that change or remove worktrees are left to ask.
+pub const MCP_READ_ONLY_TOOL: &str = "worktree_list";
