@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+	local commands="add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -93,6 +93,7 @@ _git_berth ()
 		worktree-create,--*) __gitcomp "--session= --help" ;;
 		worktree-remove,--*) __gitcomp "--session= --help" ;;
 		esac ;;
+	mcp,--*) __gitcomp "--session= --help" ;;
 	completions,--*) __gitcomp "--session= --help" ;;
 	master,--*) __gitcomp "--session= --help" ;;
 	layer1,--*) __gitcomp "--prompt= --backend= --here --json --session= --help" ;;

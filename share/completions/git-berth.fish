@@ -49,6 +49,7 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "trust" -d 'Trus
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "guard" -d 'Decide whether an agent\'s next action may run (exit 0 allow, 2 block)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "init" -d 'Wire the guard into a repository for each agent runtime'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "hook" -d 'Serve an agent runtime\'s worktree hooks (Claude Code\'s WorktreeCreate / WorktreeRemove)'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "mcp" -d 'Serve the worktree tools to an agent runtime over MCP, on stdin and stdout'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "completions" -d 'Print the completion script for bash, zsh or fish'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "master" -d 'Start the master agent (layer 0) in the primary checkout, hatches open'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "layer1" -d 'Dispatch an agent into a new tab and a worktree of its own (from the master)'
@@ -199,6 +200,8 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_see
 complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-create" -s h -l help -d 'Print help'
 complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-remove" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand hook; and __fish_seen_subcommand_from worktree-remove" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand mcp" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand master" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
@@ -342,7 +345,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -160,7 +160,7 @@ impl ServerHandler for Berth {
             ServerCapabilities::builder().enable_tools().build()
         };
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
-            env!("CARGO_PKG_NAME"),
+            crate::names::MCP_SERVER,
             env!("CARGO_PKG_VERSION"),
         ));
         if self.quiet {
