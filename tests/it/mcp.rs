@@ -71,7 +71,10 @@ impl Server {
         loop {
             let mut line = String::new();
             let read = self.stdout.read_line(&mut line).unwrap();
-            assert!(read > 0, "the server closed stdout before answering {method}");
+            assert!(
+                read > 0,
+                "the server closed stdout before answering {method}"
+            );
             let answer: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
             if answer["id"] == json!(id) {
@@ -127,7 +130,11 @@ fn in_a_repository_it_gives_instructions_and_five_tools_with_their_hints() {
     let repo = sb.repo("app");
     let mut server = Server::start(&sb, &repo);
     let instructions = server.init["instructions"].as_str().unwrap_or_default();
-    assert!(instructions.contains("worktree_list first"), "{}", server.init);
+    assert!(
+        instructions.contains("worktree_list first"),
+        "{}",
+        server.init
+    );
     assert!(server.init["capabilities"]["tools"].is_object());
     let tools = server.tools();
     let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -144,8 +151,14 @@ fn in_a_repository_it_gives_instructions_and_five_tools_with_their_hints() {
     );
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap().clone();
     assert_eq!(tool("worktree_list")["annotations"]["readOnlyHint"], true);
-    assert_eq!(tool("worktree_remove")["annotations"]["destructiveHint"], true);
-    assert_eq!(tool("worktree_create")["annotations"]["readOnlyHint"], false);
+    assert_eq!(
+        tool("worktree_remove")["annotations"]["destructiveHint"],
+        true
+    );
+    assert_eq!(
+        tool("worktree_create")["annotations"]["readOnlyHint"],
+        false
+    );
     let create = tool("worktree_create");
     assert_eq!(create["inputSchema"]["required"], json!(["name"]));
     assert_eq!(
@@ -167,7 +180,11 @@ fn outside_any_repository_it_offers_no_tools_and_no_instructions() {
     std::fs::create_dir_all(empty.join("notes")).unwrap();
     let mut server = Server::start(&sb, &empty);
     assert!(server.init.get("instructions").is_none(), "{}", server.init);
-    assert!(server.init["capabilities"].get("tools").is_none(), "{}", server.init);
+    assert!(
+        server.init["capabilities"].get("tools").is_none(),
+        "{}",
+        server.init
+    );
     assert_eq!(server.tools(), Vec::<Value>::new());
 }
 
@@ -179,7 +196,10 @@ fn a_child_repository_keeps_the_tools_reachable_through_repo_root() {
     assert!(server.init["instructions"].is_string());
     let err = server.call("worktree_list", json!({})).unwrap_err();
     assert!(err.contains("is not in a git repository"), "{err}");
-    assert!(err.contains("hint: name one of its child repositories in repo_root"), "{err}");
+    assert!(
+        err.contains("hint: name one of its child repositories in repo_root"),
+        "{err}"
+    );
     let made = server.ok("worktree_create", json!({"name": "a", "repo_root": "app"}));
     assert_eq!(made["branch"], "berth/a");
     let list = server.ok("worktree_list", json!({"repo_root": "app"}));
@@ -211,14 +231,22 @@ fn each_tool_does_what_its_command_does_and_refuses_what_it_refuses() {
     let again = server.ok("worktree_create", json!({"name": "a"}));
     assert_eq!(again["reused"], true);
     let err = server
-        .call("worktree_create", json!({"name": "a", "reuse_if_available": false}))
+        .call(
+            "worktree_create",
+            json!({"name": "a", "reuse_if_available": false}),
+        )
         .unwrap_err();
     assert!(err.contains("'a'"), "{err}");
-    let err = server.call("worktree_create", json!({"name": "../x"})).unwrap_err();
+    let err = server
+        .call("worktree_create", json!({"name": "../x"}))
+        .unwrap_err();
     assert!(err.starts_with("error: "), "{err}");
 
     let list = server.ok("worktree_list", json!({}));
-    assert!(list["repo_key"].as_str().unwrap().starts_with("app-"), "{list}");
+    assert!(
+        list["repo_key"].as_str().unwrap().starts_with("app-"),
+        "{list}"
+    );
     assert_eq!(list["cwd_worktree"], Value::Null);
     let a = worktree(&list, "a");
     assert_eq!(a["status"], "claimed");
@@ -234,7 +262,9 @@ fn each_tool_does_what_its_command_does_and_refuses_what_it_refuses() {
 
     let held = server.ok("worktree_claim", json!({"name": "a"}));
     assert_eq!(held["already_held"], true);
-    let err = server.call("worktree_claim", json!({"name": "nope"})).unwrap_err();
+    let err = server
+        .call("worktree_claim", json!({"name": "nope"}))
+        .unwrap_err();
     assert!(err.contains("no worktree named 'nope'"), "{err}");
     let freed = server.ok("worktree_release", json!({"name": "a"}));
     assert_eq!(freed["released"], true);
@@ -242,13 +272,18 @@ fn each_tool_does_what_its_command_does_and_refuses_what_it_refuses() {
     assert_eq!(worktree(&list, "a")["claimed_by"], Value::Null);
 
     std::fs::write(path.join("wip.txt"), "unsaved\n").unwrap();
-    let err = server.call("worktree_remove", json!({"name": "a"})).unwrap_err();
+    let err = server
+        .call("worktree_remove", json!({"name": "a"}))
+        .unwrap_err();
     assert!(err.contains("uncommitted"), "{err}");
     assert!(path.exists());
     let gone = server.ok("worktree_remove", json!({"name": "a", "force": true}));
     assert_eq!(gone["removed"][0]["name"], "a");
     assert!(!git_worktree_paths(&sb, &repo).contains(&path));
-    assert!(sb.has_branch(&repo, "berth/a"), "the branch stays without delete_branch");
+    assert!(
+        sb.has_branch(&repo, "berth/a"),
+        "the branch stays without delete_branch"
+    );
 }
 
 #[test]
@@ -275,7 +310,11 @@ fn two_servers_are_two_sessions_and_exactly_one_wins_a_race_for_a_worktree() {
     let won: Vec<&Value> = both.iter().filter_map(|r| r.as_ref().ok()).collect();
     let lost: Vec<&String> = both.iter().filter_map(|r| r.as_ref().err()).collect();
     assert_eq!((won.len(), lost.len()), (1, 1), "{both:?}");
-    assert!(lost[0].contains("worktree 'x' is claimed by"), "{}", lost[0]);
+    assert!(
+        lost[0].contains("worktree 'x' is claimed by"),
+        "{}",
+        lost[0]
+    );
     let (winner, loser) = if both[0].is_ok() {
         (&mut first, &mut second)
     } else {
@@ -286,7 +325,9 @@ fn two_servers_are_two_sessions_and_exactly_one_wins_a_race_for_a_worktree() {
     assert_eq!(x["status"], "claimed");
     assert_ne!(x["claimed_by"], "self");
     assert_eq!(x["claimed_by"], won[0]["session"]);
-    let err = loser.call("worktree_claim", json!({"name": "x"})).unwrap_err();
+    let err = loser
+        .call("worktree_claim", json!({"name": "x"}))
+        .unwrap_err();
     assert!(err.contains("is claimed by"), "{err}");
     winner.ok("worktree_release", json!({"name": "x"}));
     let taken = loser.ok("worktree_claim", json!({"name": "x"}));
@@ -295,6 +336,77 @@ fn two_servers_are_two_sessions_and_exactly_one_wins_a_race_for_a_worktree() {
     // agent runtime.
     assert_eq!(
         loser.ok("worktree_list", json!({}))["worktrees"][0]["claimed_by"],
+        "self"
+    );
+}
+
+/// The Python that has the official MCP SDK: `BERTH_TEST_MCP_PYTHON`, else the virtual
+/// environment `.ci/run` makes; `None` (the test skips) when neither has it.
+fn sdk_python() -> Option<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    let candidates = std::env::var_os("BERTH_TEST_MCP_PYTHON")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(cache.map(|c| c.join("git-berth-ci/mcp-venv/bin/python")));
+    for python in candidates {
+        let has = std::process::Command::new(&python)
+            .args(["-c", "import mcp"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if has {
+            return Some(python);
+        }
+    }
+    None
+}
+
+#[test]
+fn the_official_python_sdk_lists_the_tools_creates_a_worktree_and_lists_it() {
+    let Some(python) = sdk_python() else {
+        common::skip(
+            "mcp",
+            "no Python with the MCP SDK (set BERTH_TEST_MCP_PYTHON, or run .ci/run)",
+        );
+        return;
+    };
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let mut cmd = std::process::Command::new(python);
+    sb.env(&mut cmd);
+    let out = cmd
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_git-berth"))
+        .arg(&repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        seen["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("worktree_list")
+    );
+    assert_eq!(
+        seen["tools"],
+        json!([
+            "worktree_claim",
+            "worktree_create",
+            "worktree_list",
+            "worktree_release",
+            "worktree_remove"
+        ])
+    );
+    assert_eq!(seen["read_only"], json!(["worktree_list"]));
+    assert_eq!(seen["created_error"], false, "{seen}");
+    let path = PathBuf::from(seen["created"]["path"].as_str().unwrap());
+    assert!(git_worktree_paths(&sb, &repo).contains(&path));
+    assert_eq!(
+        worktree(&seen["listed"], "from-python")["claimed_by"],
         "self"
     );
 }
