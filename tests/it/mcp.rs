@@ -204,10 +204,15 @@ fn a_child_repository_keeps_the_tools_reachable_through_repo_root() {
     assert_eq!(made["branch"], "berth/a");
     let list = server.ok("worktree_list", json!({"repo_root": "app"}));
     assert_eq!(worktree(&list, "a")["claimed_by"], "self");
+    // The sandbox's parent folder exists, and lies outside the server's folder.
     let err = server
-        .call("worktree_list", json!({"repo_root": "../elsewhere"}))
+        .call("worktree_list", json!({"repo_root": ".."}))
         .unwrap_err();
-    assert!(err.starts_with("error: repo_root ../elsewhere"), "{err}");
+    assert!(err.starts_with("error: repo_root .. is outside"), "{err}");
+    let err = server
+        .call("worktree_list", json!({"repo_root": "missing"}))
+        .unwrap_err();
+    assert!(err.starts_with("error: repo_root missing: "), "{err}");
     assert_eq!(git_worktree_paths(&sb, &repo).len(), 2);
 }
 
