@@ -14,7 +14,6 @@ pub mod judge;
 pub mod landing;
 pub mod lockwait;
 pub mod manifest;
-pub mod mcp;
 pub mod orchestrator;
 pub mod ownership;
 pub mod paths;

@@ -22,10 +22,6 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return ExitCode::from(code),
     };
-    // The MCP server writes stdout from tokio's blocking pool: a lock held here would stall it.
-    if matches!(cli.command, berth::cli::Command::Mcp(_)) {
-        return ExitCode::from(berth::cli::run(&cli, &mut std::io::sink()));
-    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     ExitCode::from(berth::cli::run(&cli, &mut out))

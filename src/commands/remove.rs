@@ -24,31 +24,6 @@ pub struct RemoveArgs {
     pub json: bool,
 }
 
-/// What `remove --json` prints.
-#[derive(serde::Serialize)]
-struct Report {
-    removed: Vec<Gone>,
-    /// Worktrees that changed during their teardown, and stay.
-    kept: Vec<Stays>,
-}
-
-#[derive(serde::Serialize)]
-struct Stays {
-    name: String,
-    path: std::path::PathBuf,
-    branch: String,
-    reason: String,
-}
-
-#[derive(serde::Serialize)]
-struct Gone {
-    name: String,
-    path: std::path::PathBuf,
-    /// Its branch (`berth/x`), and whether this removal deleted it.
-    branch: String,
-    branch_deleted: bool,
-}
-
 pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> {
     let removed = remove::remove(
         ctx,
@@ -57,48 +32,12 @@ pub fn run(ctx: &Context, args: &RemoveArgs, out: &mut dyn Write) -> Result<()> 
         args.delete_branch,
         &mut |done| ctx.ui.status(done),
     )?;
-    let (kept, removed): (Vec<_>, Vec<_>) = removed.into_iter().partition(|r| r.kept.is_some());
-    let names: Vec<String> = kept.iter().map(|r| format!("'{}'", r.name)).collect();
+    let report = remove::Report::of(removed);
     if args.json {
-        let report = Report {
-            removed: removed
-                .into_iter()
-                .map(|r| Gone {
-                    name: r.name,
-                    path: r.path,
-                    branch: r.branch,
-                    branch_deleted: r.branch_deleted,
-                })
-                .collect(),
-            kept: kept
-                .into_iter()
-                .map(|r| Stays {
-                    reason: r.kept.unwrap_or_default(),
-                    name: r.name,
-                    path: r.path,
-                    branch: r.branch,
-                })
-                .collect(),
-        };
         super::write_json(out, &report)?;
     }
-    if !names.is_empty() {
-        return Err(crate::error::refuse_with_hint(
-            format!(
-                "{} changed during the teardown and stayed: {}",
-                if names.len() == 1 {
-                    "a worktree"
-                } else {
-                    "worktrees"
-                },
-                names.join(", ")
-            ),
-            format!(
-                "look at what changed, then remove it again: {} remove {}",
-                crate::names::TOOL,
-                names.join(" ")
-            ),
-        ));
+    match report.stayed() {
+        Some(err) => Err(err),
+        None => Ok(()),
     }
-    Ok(())
 }

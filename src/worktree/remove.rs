@@ -55,6 +55,83 @@ impl std::fmt::Display for Removed {
     }
 }
 
+/// What `remove --json` prints and the MCP tool `worktree_remove` returns.
+#[derive(Debug, serde::Serialize)]
+pub struct Report {
+    pub removed: Vec<Gone>,
+    /// Worktrees that changed during their teardown, and stay.
+    pub kept: Vec<Stays>,
+}
+
+/// A removed worktree in a [`Report`].
+#[derive(Debug, serde::Serialize)]
+pub struct Gone {
+    pub name: String,
+    pub path: PathBuf,
+    /// Its branch (`berth/x`), and whether this removal deleted it.
+    pub branch: String,
+    pub branch_deleted: bool,
+}
+
+/// A worktree that stayed, in a [`Report`].
+#[derive(Debug, serde::Serialize)]
+pub struct Stays {
+    pub name: String,
+    pub path: PathBuf,
+    pub branch: String,
+    pub reason: String,
+}
+
+impl Report {
+    pub fn of(done: Vec<Removed>) -> Report {
+        let (kept, removed): (Vec<_>, Vec<_>) = done.into_iter().partition(|r| r.kept.is_some());
+        Report {
+            removed: removed
+                .into_iter()
+                .map(|r| Gone {
+                    name: r.name,
+                    path: r.path,
+                    branch: r.branch,
+                    branch_deleted: r.branch_deleted,
+                })
+                .collect(),
+            kept: kept
+                .into_iter()
+                .map(|r| Stays {
+                    reason: r.kept.unwrap_or_default(),
+                    name: r.name,
+                    path: r.path,
+                    branch: r.branch,
+                })
+                .collect(),
+        }
+    }
+
+    /// The refusal when a worktree stayed: the removal did not do all it was asked.
+    pub fn stayed(&self) -> Option<anyhow::Error> {
+        if self.kept.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = self.kept.iter().map(|r| format!("'{}'", r.name)).collect();
+        Some(crate::error::refuse_with_hint(
+            format!(
+                "{} changed during the teardown and stayed: {}",
+                if names.len() == 1 {
+                    "a worktree"
+                } else {
+                    "worktrees"
+                },
+                names.join(", ")
+            ),
+            format!(
+                "look at what changed, then remove it again: {} remove {}",
+                names::TOOL,
+                names.join(" ")
+            ),
+        ))
+    }
+}
+
 /// Remove the worktrees `names`, refusing all of them (and removing none) when any may not go;
 /// `force` overrides all but a lock. `on_removed` hears of each as it goes.
 pub fn remove(

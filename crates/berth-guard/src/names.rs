@@ -243,6 +243,9 @@ pub mod hook_env {
 /// The name `init` registers berth's MCP server under in each runtime's configuration; its tools
 /// reach an agent as `mcp__<this>__<tool>` in Claude Code.
 pub const MCP_SERVER: &str = "git-berth";
+/// The program that serves the MCP tools, installed beside `git-berth`: `git berth mcp` becomes
+/// it, so the server's protocol stack (rmcp, tokio) is in neither `git-berth` nor the guard.
+pub const MCP_BINARY: &str = "git-berth-mcp";
 /// The MCP tool that only reads (the list of worktrees): `init` puts it on Claude Code's allow
 /// list so it runs without a prompt; the tools that change or remove worktrees are left to ask.
 pub const MCP_READ_ONLY_TOOL: &str = "worktree_list";

@@ -1,6 +1,6 @@
 //! The protocol side of `git berth mcp`: the five tools with their schemas and hints, the
 //! standing instructions, and the stdio transport, through `rmcp`. Each call runs its
-//! [`super::tools`] function on tokio's blocking pool, so a slow one (a removal's teardown hook)
+//! [`crate::tools`] function on tokio's blocking pool, so a slow one (a removal's teardown hook)
 //! never stalls the connection; its result is the JSON text, or a tool error with berth's message.
 
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabiliti
 use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::Value;
 
-use super::tools::{self, CreateArgs, ListArgs, NameArgs, RemoveArgs, Scope};
+use crate::tools::{self, CreateArgs, ListArgs, NameArgs, RemoveArgs, Scope};
 
 /// The server: where it runs, whether it is quiet, and its tools (none when quiet).
 #[derive(Clone)]
@@ -52,7 +52,7 @@ impl Berth {
                 CallToolResult::success(vec![ContentBlock::text(text)])
             }
             Err(err) => {
-                let (message, hint) = crate::error::render(&err);
+                let (message, hint) = berth::error::render(&err);
                 let text = match hint {
                     Some(hint) => format!("error: {message}\nhint: {hint}"),
                     None => format!("error: {message}"),
@@ -160,13 +160,13 @@ impl ServerHandler for Berth {
             ServerCapabilities::builder().enable_tools().build()
         };
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
-            crate::names::MCP_SERVER,
+            berth::names::MCP_SERVER,
             env!("CARGO_PKG_VERSION"),
         ));
         if self.quiet {
             info
         } else {
-            info.with_instructions(super::INSTRUCTIONS.trim())
+            info.with_instructions(crate::INSTRUCTIONS.trim())
         }
     }
 }

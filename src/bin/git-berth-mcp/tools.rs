@@ -6,27 +6,26 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use berth::error::refuse_with_hint;
+use berth::repo::Context;
+use berth::worktree::create::{self, AddRequest};
+use berth::worktree::listing::{self, Query, Status};
+use berth::worktree::{claim, remove};
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::error::refuse_with_hint;
-use crate::repo::Context;
-use crate::worktree::create::{self, AddRequest};
-use crate::worktree::listing::{self, Query, Status};
-use crate::worktree::{claim, remove};
-
-/// Where the server runs, and as whom.
+/// Where the server runs. Its session is pinned by `git berth mcp` in the environment
+/// (`BERTH_SESSION_PID`, or `BERTH_SESSION` from `--session`) and found by every call as for
+/// every command.
 #[derive(Debug, Clone)]
 pub struct Scope {
-    /// The folder the server started in (the agent's).
+    /// The folder the server started in (the agent's), with links resolved.
     pub folder: PathBuf,
-    /// `--session`, when given; otherwise the session is the agent process that started the
-    /// server, found as for every command.
-    pub session: Option<String>,
 }
 
-/// Whether `folder` or one of its immediate child folders is a git repository.
+/// Whether `folder` or one of its immediate child folders is a git repository, by the one rule
+/// the tools use to open one ([`is_repository`]).
 pub fn has_repository(folder: &Path) -> bool {
     if is_repository(folder) {
         return true;
@@ -34,50 +33,70 @@ pub fn has_repository(folder: &Path) -> bool {
     let Ok(children) = std::fs::read_dir(folder) else {
         return false;
     };
-    children
-        .flatten()
-        .any(|c| c.file_type().is_ok_and(|t| t.is_dir()) && c.path().join(".git").exists())
+    children.flatten().any(|c| {
+        let path = c.path();
+        // A cheap look first: a checkout has .git, a bare repository HEAD.
+        c.file_type().is_ok_and(|t| t.is_dir())
+            && (path.join(".git").exists() || path.join("HEAD").is_file())
+            && is_repository(&path)
+    })
 }
 
-/// `folder` is inside a repository's checkout (or is one).
+/// `folder` is inside a repository (a checkout, or a bare one), found as every command finds it.
 fn is_repository(folder: &Path) -> bool {
-    gix::discover(folder).is_ok()
+    Context::discover_from(folder).is_ok()
 }
 
 /// The repository a call is about: `repo_root` (a folder inside the server's, relative to it or
-/// absolute), else the server's own folder.
+/// absolute), else the server's own folder. A repository given by `repo_root` must lie inside
+/// the server's folder (or be the one the server runs in): where its checkout is, not only the
+/// path named, since a link or a `.git` file can lead elsewhere.
 fn context(scope: &Scope, repo_root: Option<&str>) -> Result<Context> {
-    let folder = match repo_root.map(str::trim).filter(|r| !r.is_empty()) {
-        None => {
-            if !is_repository(&scope.folder) {
-                return Err(refuse_with_hint(
-                    format!("{} is not in a git repository", scope.folder.display()),
-                    "name one of its child repositories in repo_root",
-                ));
-            }
-            scope.folder.clone()
-        }
-        Some(given) => {
-            let wanted = scope.folder.join(given);
-            let real = std::fs::canonicalize(&wanted).map_err(|e| {
-                refuse_with_hint(
-                    format!("repo_root {given}: {}", crate::error::io_reason(&e)),
-                    "give a repository folder inside the server's folder",
-                )
-            })?;
-            let home = crate::paths::real_or_same(&scope.folder);
-            if !real.starts_with(&home) {
-                return Err(refuse_with_hint(
-                    format!("repo_root {given} is outside {}", home.display()),
-                    "give a repository folder inside the server's folder",
-                ));
-            }
-            real
-        }
+    let Some(given) = repo_root.map(str::trim).filter(|r| !r.is_empty()) else {
+        return Context::discover_from(&scope.folder).map_err(|_| {
+            refuse_with_hint(
+                format!("{} is not in a git repository", scope.folder.display()),
+                "name one of its child repositories in repo_root",
+            )
+        });
     };
-    let mut ctx = Context::discover_from(&folder)?;
-    ctx.session_flag = scope.session.clone();
+    let outside = || {
+        refuse_with_hint(
+            format!("repo_root {given} is outside {}", scope.folder.display()),
+            "give a repository folder inside the server's folder",
+        )
+    };
+    let real = std::fs::canonicalize(scope.folder.join(given)).map_err(|e| {
+        refuse_with_hint(
+            format!("repo_root {given}: {}", berth::error::io_reason(&e)),
+            "give a repository folder inside the server's folder",
+        )
+    })?;
+    if !real.starts_with(&scope.folder) {
+        return Err(outside());
+    }
+    let ctx = Context::discover_from(&real).map_err(|_| {
+        refuse_with_hint(
+            format!("repo_root {given} is not a git repository"),
+            "give a repository folder inside the server's folder",
+        )
+    })?;
+    let found = ctx
+        .current
+        .clone()
+        .unwrap_or_else(|| ctx.common_dir.clone());
+    if !(found.starts_with(&scope.folder) || scope.folder.starts_with(&found)) {
+        return Err(outside());
+    }
     Ok(ctx)
+}
+
+/// The worktree of `rows` that holds `folder`: the deepest, since a linked worktree may lie
+/// inside the primary checkout.
+fn holding<'a>(rows: &'a [listing::Row], folder: &Path) -> Option<&'a listing::Row> {
+    rows.iter()
+        .filter(|r| folder.starts_with(&r.path))
+        .max_by_key(|r| r.path.components().count())
 }
 
 /// A worktree's state as `worktree_list` filters it.
@@ -101,11 +120,13 @@ impl From<StatusFilter> for Status {
 
 /// `worktree_list`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArgs {
     /// Only worktrees in this state: "available" (nobody holds it), "claimed" or "stale" (its
     /// holder is gone; it can be claimed).
     pub status: Option<StatusFilter>,
-    /// Only worktrees branched from this ref (as given when each was made, e.g. "main").
+    /// Only worktrees branched from this ref, named exactly as it was given when each was made
+    /// (e.g. "main").
     pub base_ref: Option<String>,
     /// Only the worktrees your session holds.
     #[serde(default)]
@@ -121,12 +142,7 @@ pub fn list(scope: &Scope, args: ListArgs) -> Result<Value> {
     let ctx = context(scope, args.repo_root.as_deref())?;
     let listed = listing::listing(&ctx, &Query::default())?;
     let wanted = args.status.map(Status::from);
-    let here = listed
-        .listing
-        .worktrees
-        .iter()
-        .find(|r| r.current)
-        .map(|r| r.name.clone());
+    let here = holding(&listed.listing.worktrees, &scope.folder).map(|r| r.name.clone());
     let mut rows = Vec::new();
     for row in listed.listing.worktrees {
         let mine = listed.mine.contains(&row.name);
@@ -161,10 +177,12 @@ fn yes() -> bool {
 
 /// `worktree_create`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CreateArgs {
     /// The worktree's name; its branch is the branch prefix and the name (berth/<name>).
     pub name: String,
-    /// The commit or branch the new branch starts from; default: HEAD of the server's folder.
+    /// The commit or branch the new branch starts from; default: HEAD of the checkout acted on
+    /// (repo_root's, else the server's folder's).
     pub base: Option<String>,
     /// When a worktree of that name exists and nobody else holds it, claim and return it
     /// (reused: true) instead of refusing.
@@ -192,6 +210,7 @@ pub fn create(scope: &Scope, args: CreateArgs) -> Result<Value> {
 
 /// `worktree_claim`'s and `worktree_release`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct NameArgs {
     /// The worktree's name.
     pub name: String,
@@ -213,6 +232,7 @@ pub fn release(scope: &Scope, args: NameArgs) -> Result<Value> {
 
 /// `worktree_remove`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RemoveArgs {
     /// The worktree's name.
     pub name: String,
@@ -237,27 +257,9 @@ pub fn remove(scope: &Scope, args: RemoveArgs) -> Result<Value> {
         args.delete_branch,
         &mut |_| {},
     )?;
-    let (kept, gone): (Vec<_>, Vec<_>) = done.into_iter().partition(|r| r.kept.is_some());
-    if let Some(stays) = kept.first() {
-        return Err(refuse_with_hint(
-            format!(
-                "worktree '{}' changed during its teardown and stayed: {}",
-                stays.name,
-                stays.kept.as_deref().unwrap_or_default()
-            ),
-            "look at what changed, then remove it again",
-        ));
+    let report = remove::Report::of(done);
+    match report.stayed() {
+        Some(err) => Err(err),
+        None => Ok(serde_json::to_value(report)?),
     }
-    Ok(json!({
-        "removed": gone
-            .iter()
-            .map(|r| json!({
-                "name": r.name,
-                "path": r.path,
-                "branch": r.branch,
-                "branch_deleted": r.branch_deleted,
-            }))
-            .collect::<Vec<_>>(),
-        "kept": [],
-    }))
 }
