@@ -65,6 +65,13 @@ impl Server {
 
     /// Send a request and read lines until its answer; the answer's `result`.
     fn request(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.answer(method, params);
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// Send a request and read lines until its answer, whole (a `result` or an `error`).
+    fn answer(&mut self, method: &str, params: Value) -> Value {
         let id = self.next;
         self.next += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -78,8 +85,7 @@ impl Server {
             let answer: Value = serde_json::from_str(&line)
                 .unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
             if answer["id"] == json!(id) {
-                assert!(answer.get("error").is_none(), "{method}: {answer}");
-                return answer["result"].clone();
+                return answer;
             }
         }
     }
@@ -413,5 +419,147 @@ fn the_official_python_sdk_lists_the_tools_creates_a_worktree_and_lists_it() {
     assert_eq!(
         worktree(&seen["listed"], "from-python")["claimed_by"],
         "self"
+    );
+}
+
+#[test]
+fn a_stale_claim_is_found_by_its_filter_and_reclaimed_saying_so() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut gone = common::Agent::spawn();
+    for name in ["old", "older"] {
+        let out = sb.berth_as(&repo, "other", gone.pid(), &["add", name]);
+        assert!(out.status.success(), "{}", common::outputs(&out));
+    }
+    gone.kill();
+    let mut server = Server::start(&sb, &repo);
+    let stale = server.ok("worktree_list", json!({"status": "stale"}));
+    assert_eq!(stale["worktrees"].as_array().unwrap().len(), 2, "{stale}");
+    assert!(
+        worktree(&stale, "old")["stale_reason"].is_string(),
+        "{stale}"
+    );
+    assert_eq!(
+        server.ok("worktree_list", json!({"status": "claimed"}))["worktrees"],
+        json!([])
+    );
+    let taken = server.ok("worktree_claim", json!({"name": "old"}));
+    assert_eq!(taken["reclaimed_stale"], true, "{taken}");
+    let reused = server.ok("worktree_create", json!({"name": "older"}));
+    assert_eq!(
+        (&reused["reused"], &reused["reclaimed_stale"]),
+        (&json!(true), &json!(true)),
+        "{reused}"
+    );
+    let mine = server.ok("worktree_list", json!({"mine": true}));
+    assert_eq!(mine["worktrees"].as_array().unwrap().len(), 2, "{mine}");
+    // Taken again by its holder: nothing stale is left to say.
+    let again = server.ok("worktree_claim", json!({"name": "old"}));
+    assert_eq!(
+        (&again["reclaimed_stale"], &again["already_held"]),
+        (&json!(false), &json!(true))
+    );
+}
+
+#[test]
+fn remove_deletes_a_merged_branch_when_asked_and_refuses_an_unmerged_one() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let mut server = Server::start(&sb, &repo);
+    server.ok("worktree_create", json!({"name": "done"}));
+    let gone = server.ok(
+        "worktree_remove",
+        json!({"name": "done", "delete_branch": true}),
+    );
+    assert_eq!(
+        gone,
+        json!({"removed": [{
+            "name": "done",
+            "path": gone["removed"][0]["path"],
+            "branch": "berth/done",
+            "branch_deleted": true,
+        }], "kept": []})
+    );
+    assert!(!sb.has_branch(&repo, "berth/done"));
+
+    let made = server.ok("worktree_create", json!({"name": "work"}));
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    std::fs::write(path.join("new.txt"), "work\n").unwrap();
+    sb.commit_all(&path, "work of its own");
+    let err = server
+        .call(
+            "worktree_remove",
+            json!({"name": "work", "delete_branch": true}),
+        )
+        .unwrap_err();
+    assert!(err.contains("1 commit on berth/work not on main"), "{err}");
+    assert!(err.contains("\nhint: "), "{err}");
+    assert!(git_worktree_paths(&sb, &repo).contains(&path));
+    assert!(sb.has_branch(&repo, "berth/work"));
+}
+
+#[test]
+fn a_repo_root_that_leads_outside_through_a_link_is_refused() {
+    let sb = Sandbox::new();
+    let outside = sb.repo("outside");
+    let home = sb.root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    sb.repo("home/app");
+    std::os::unix::fs::symlink(&outside, home.join("link")).unwrap();
+    let mut server = Server::start(&sb, &home);
+    // The link names a folder inside `home`; the repository it opens is not.
+    let err = server
+        .call("worktree_create", json!({"name": "x", "repo_root": "link"}))
+        .unwrap_err();
+    assert!(err.starts_with("error: repo_root link is outside"), "{err}");
+    assert_eq!(git_worktree_paths(&sb, &outside).len(), 1);
+    // Unknown arguments are refused, not ignored.
+    let err = server
+        .call("worktree_list", json!({"sttus": "stale"}))
+        .unwrap_err();
+    assert!(err.contains("unknown field `sttus`"), "{err}");
+}
+
+#[test]
+fn a_hook_that_prints_leaves_the_protocol_stream_clean() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    sb.install(
+        &repo,
+        &[
+            "--setup",
+            "echo hello-from-setup; echo to-stderr >&2",
+            "--teardown",
+            "echo bye-from-teardown",
+        ],
+    );
+    sb.commit_all(&repo, "hooks");
+    let mut server = Server::start(&sb, &repo);
+    // Every line the server writes is read as JSON-RPC by `request`: a stray line fails it.
+    let made = server.ok("worktree_create", json!({"name": "hooked"}));
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert!(git_worktree_paths(&sb, &repo).contains(&path));
+    server.ok("worktree_remove", json!({"name": "hooked"}));
+    assert!(!git_worktree_paths(&sb, &repo).contains(&path));
+    server.ok("worktree_list", json!({}));
+}
+
+#[test]
+fn cwd_worktree_is_the_worktree_holding_the_servers_folder() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let wt = sb.add(&repo, &["here"]);
+    let deep = wt.join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    let mut server = Server::start(&sb, &deep);
+    assert_eq!(
+        server.ok("worktree_list", json!({}))["cwd_worktree"],
+        "here"
+    );
+    let mut primary = Server::start(&sb, &repo);
+    // The primary checkout is not one of the managed worktrees the list holds.
+    assert_eq!(
+        primary.ok("worktree_list", json!({}))["cwd_worktree"],
+        Value::Null
     );
 }
