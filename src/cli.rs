@@ -63,6 +63,8 @@ Ownership lasts while the worktree's claim is held: it ends when the worktree is
 or shipped, when its holder's process is gone, or with `--release`."
     )]
     Own(commands::own::OwnArgs),
+    // Its help, with the placeholders of --format, is on its arguments.
+    StatusLine(commands::status_line::StatusLineArgs),
     /// Show who owns which paths: worktree, agent, paths, since (lapsed owners are left out)
     Owners(commands::owners::OwnersArgs),
     /// Print the path of a worktree
@@ -333,6 +335,8 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         }
         Command::Mcp(_) => validated(cli).and_then(|()| commands::mcp::run(cli.session.clone())),
         Command::Own(args) => context(cli).and_then(|ctx| commands::own::run(&ctx, args, out)),
+        Command::StatusLine(args) => validated(cli)
+            .and_then(|()| commands::status_line::run(cli.session.as_deref(), args, out)),
         Command::Owners(args) => {
             context(cli).and_then(|ctx| commands::owners::run(&ctx, args, out))
         }

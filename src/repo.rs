@@ -42,16 +42,7 @@ pub struct Context {
 /// Why discovery from `cwd` failed, as a person acts on it: no repository here at all, or one
 /// that was found but cannot be read (a config git itself would refuse, a broken `HEAD`).
 fn discovery_error(cwd: &Path, err: gix::Error) -> anyhow::Error {
-    use gix::discover::upwards::Error as Upwards;
-    let none_here = matches!(
-        err.downcast_any_ref::<Upwards>(),
-        Some(
-            Upwards::NoGitRepository { .. }
-                | Upwards::NoGitRepositoryWithinCeiling { .. }
-                | Upwards::NoGitRepositoryWithinFs { .. }
-        )
-    );
-    if none_here {
+    if none_here(&err) {
         return error::refuse_with_hint(
             format!(
                 "not a git repository (or any parent up to /): {}",
@@ -70,7 +61,40 @@ fn discovery_error(cwd: &Path, err: gix::Error) -> anyhow::Error {
     )
 }
 
+/// The repository git would find from `cwd`, with git's environment applied.
+fn found_from(cwd: &Path) -> std::result::Result<gix::Repository, gix::Error> {
+    gix::discover_with_environment_overrides_opts(
+        cwd,
+        Default::default(),
+        git::config::open_options(),
+    )
+}
+
+/// Whether discovery failed because there is no repository here or in any parent at all.
+fn none_here(err: &gix::Error) -> bool {
+    use gix::discover::upwards::Error as Upwards;
+    matches!(
+        err.downcast_any_ref::<Upwards>(),
+        Some(
+            Upwards::NoGitRepository { .. }
+                | Upwards::NoGitRepositoryWithinCeiling { .. }
+                | Upwards::NoGitRepositoryWithinFs { .. }
+        )
+    )
+}
+
 impl Context {
+    /// Discover the repository from the current directory; `None` where neither it nor a parent
+    /// is in one (a repository that cannot be read is still an error).
+    pub fn discover_any() -> Result<Option<Self>> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        match found_from(&cwd) {
+            Ok(repo) => Self::of(repo).map(Some),
+            Err(err) if none_here(&err) => Ok(None),
+            Err(err) => Err(discovery_error(&cwd, err)),
+        }
+    }
+
     /// Discover the repository from the current directory.
     pub fn discover() -> Result<Self> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
@@ -78,12 +102,11 @@ impl Context {
     }
 
     pub fn discover_from(cwd: &Path) -> Result<Self> {
-        let repo = gix::discover_with_environment_overrides_opts(
-            cwd,
-            Default::default(),
-            git::config::open_options(),
-        )
-        .map_err(|err| discovery_error(cwd, err))?;
+        Self::of(found_from(cwd).map_err(|err| discovery_error(cwd, err))?)
+    }
+
+    /// What every command needs from the repository discovery found.
+    fn of(repo: gix::Repository) -> Result<Self> {
         let common_dir = gix::path::realpath(repo.current_dir().join(repo.common_dir()))
             .context("cannot resolve the repository's common dir")?;
         let current = repo.workdir().map(real_or_same);

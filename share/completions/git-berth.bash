@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+	local commands="add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -22,6 +22,7 @@ _git_berth ()
 	add,--branch) __git_complete_refs --cur="$value"; return ;;
 	list,--status|ls,--status) __gitcomp "available claimed stale" "" "$value"; return ;;
 	own,--worktree) :; return ;;
+	status-line,--format) :; return ;;
 	ship,--strategy) __gitcomp "squash merge ff" "" "$value"; return ;;
 	ship,--gate) :; return ;;
 	ship,--message) :; return ;;
@@ -60,6 +61,7 @@ _git_berth ()
 	claim,--*) __gitcomp "--json --session= --help" ;;
 	release,--*) __gitcomp "--json --session= --help" ;;
 	own,--*) __gitcomp "--worktree= --release --json --session= --help" ;;
+	status-line,--*) __gitcomp "--format= --json --session= --help" ;;
 	owners,--*) __gitcomp "--json --session= --help" ;;
 	path,--*) __gitcomp "--session= --help" ;;
 	remove,--*|rm,--*) __gitcomp "--force --delete-branch --json --session= --help" ;;

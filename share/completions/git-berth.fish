@@ -33,6 +33,7 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ls" -d 'Show th
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "claim" -d 'Take a worktree for your session without creating one'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "release" -d 'Give a worktree back so another session can claim it'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "own" -d 'Claim the paths a worktree will change (files, folders, globs), or give them back'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "status-line" -d 'Print the compact worktree segment for a status bar (tmux, starship, Claude Code)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "owners" -d 'Show who owns which paths: worktree, agent, paths, since (lapsed owners are left out)'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "path" -d 'Print the path of a worktree'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "remove" -d 'Remove worktrees that hold no uncommitted or unmerged work'
@@ -101,6 +102,10 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l session -d '
 complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l release -d 'Give the paths back (all the worktree owns when none are named)'
 complete -c git-berth -n "__fish_git_berth_using_subcommand own" -l json -d 'Print a JSON object'
 complete -c git-berth -n "__fish_git_berth_using_subcommand own" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-berth -n "__fish_git_berth_using_subcommand status-line" -l format -d 'Print this template instead, its placeholders replaced by the counts (see below)' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand status-line" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand status-line" -l json -d 'Print the counts as JSON: {"total", "yours", "review", "claimed", "available", "stale"}'
+complete -c git-berth -n "__fish_git_berth_using_subcommand status-line" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -l json -d 'Print JSON: {"owners": [...]}, one object per worktree'
 complete -c git-berth -n "__fish_git_berth_using_subcommand owners" -s h -l help -d 'Print help'
@@ -345,7 +350,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -33,6 +33,7 @@ pub mod send;
 pub mod setup;
 pub mod ship;
 pub mod spawn;
+pub mod status_line;
 pub mod stop;
 pub mod trust;
 

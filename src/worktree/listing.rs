@@ -171,15 +171,16 @@ pub fn listing(ctx: &Context, query: &Query) -> Result<Listed> {
                 mine.insert(row.name.clone());
             }
             row.claimed_by = record.claim.as_ref().map(|c| c.session.clone());
-            row.review = review_of(&ctx.repo, &record.branch, &landings);
-            row.status = Some(match hold {
-                Hold::Free => Status::Available,
-                Hold::Mine | Hold::Live => Status::Claimed,
-                Hold::Stale(reason) => {
-                    row.stale_reason = Some(reason);
-                    Status::Stale
-                }
-            });
+            row.review = review_of(
+                &ctx.repo,
+                &record.branch,
+                graph::branch_tip(&ctx.repo, &record.branch),
+                &landings,
+            );
+            row.status = Some(status_of(&hold));
+            if let Hold::Stale(reason) = hold {
+                row.stale_reason = Some(reason);
+            }
         }
     }
     rows.retain(|row| {
@@ -194,16 +195,111 @@ pub fn listing(ctx: &Context, query: &Query) -> Result<Listed> {
     })
 }
 
-/// Where the review of `branch` stands against its tip now (a verdict is bound to the branch, so
-/// this needs no checkout).
+/// The status a claim judged `hold` gives a managed worktree.
+fn status_of(hold: &Hold) -> Status {
+    match hold {
+        Hold::Free => Status::Available,
+        Hold::Mine | Hold::Live => Status::Claimed,
+        Hold::Stale(_) => Status::Stale,
+    }
+}
+
+/// Where the review of `branch` stands against its tip `tip` now (a verdict is bound to the
+/// branch, so this needs no checkout).
 fn review_of(
     repo: &gix::Repository,
     branch: &str,
+    tip: Option<gix::ObjectId>,
     landings: &[crate::landing::log::Landing],
 ) -> Option<review::State> {
-    review::standing(repo, branch, graph::branch_tip(repo, branch), landings)
+    review::standing(repo, branch, tip, landings)
         .ok()
         .map(|(state, _)| state)
+}
+
+/// Whether a managed worktree waits for a review: its branch holds commits of its own
+/// (`own_commits`) and its head has no verdict (`unreviewed`) or only one given to an earlier
+/// commit (`stale`). Approved, rejected, unreadable and landed heads wait for nobody's review.
+pub fn awaits_review(review: Option<review::State>, own_commits: bool) -> bool {
+    own_commits
+        && matches!(
+            review,
+            Some(review::State::Unreviewed | review::State::Stale)
+        )
+}
+
+/// What a status bar shows: how many managed worktrees there are and how they stand, counted
+/// from the registry, the claims and the review refs as [`listing`] judges them. The JSON form
+/// of `status-line --json`; its field names are a stable interface.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Managed worktrees: the rows of `list`.
+    pub total: usize,
+    /// Those the caller's session holds (`list --mine`).
+    pub yours: usize,
+    /// Those that wait for a review ([`awaits_review`]).
+    pub review: usize,
+    /// Those held by a live claim, the caller's own included (`list --status claimed`).
+    pub claimed: usize,
+    /// Those nobody holds (`list --status available`).
+    pub available: usize,
+    /// Those whose claim no longer counts (`list --status stale`).
+    pub stale: usize,
+}
+
+/// The counts of the managed worktrees, from the reads [`listing`] makes of the registry, the
+/// claims and the review refs, and nothing more: no checkout is opened, so neither dirtiness nor
+/// drift is computed, and a worktree's own commits are those of its branch (the commit its
+/// verdict is bound to) over its base.
+pub fn counts(ctx: &Context) -> Result<Counts> {
+    let registry = Store::new(ctx.state_dir()).load()?;
+    let mut counts = Counts {
+        total: registry.worktrees.len(),
+        ..Counts::default()
+    };
+    if registry.worktrees.is_empty() {
+        return Ok(counts);
+    }
+    let me = ctx.session()?;
+    let ttl = ctx.claim_ttl()?;
+    // As in `listing`: only to tell a kept landed worktree from an unreviewed one.
+    let landings = crate::landing::log::read(&ctx.common_dir).unwrap_or_default();
+    for record in &registry.worktrees {
+        let hold = session::hold(record.claim.as_ref(), &me, ttl);
+        if hold == Hold::Mine {
+            counts.yours += 1;
+        }
+        match status_of(&hold) {
+            Status::Available => counts.available += 1,
+            Status::Claimed => counts.claimed += 1,
+            Status::Stale => counts.stale += 1,
+        }
+        let tip = graph::branch_tip(&ctx.repo, &record.branch);
+        let review = review_of(&ctx.repo, &record.branch, tip, &landings);
+        // The walk for its own commits only where the verdict leaves the question open.
+        if awaits_review(review, true) && own_commits(&ctx.repo, record, tip) {
+            counts.review += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// Whether the branch of `record`, at `tip`, holds commits not on its base (the commit it was
+/// made from, and the current tip of the branch it was made from): what `list` counts as
+/// `ahead`, taken from the branch rather than the checkout.
+fn own_commits(
+    repo: &gix::Repository,
+    record: &crate::registry::Record,
+    tip: Option<gix::ObjectId>,
+) -> bool {
+    let Some(tip) = tip else { return false };
+    let base = graph::Base::of(
+        repo,
+        record.base_commit,
+        &record.base_ref,
+        Some(&record.branch),
+    );
+    graph::unmerged_count(repo, tip, &base.hidden()).is_ok_and(|n| n > 0)
 }
 
 /// Each entry's live state, looked up in parallel: opening a worktree and walking its files is

@@ -48,3 +48,4 @@ mod review;
 mod seeding;
 mod sessions;
 mod ship;
+mod status_line;
