@@ -35,6 +35,7 @@ pub mod ship;
 pub mod spawn;
 pub mod stop;
 pub mod trust;
+pub mod ui;
 
 use std::io::Write;
 
