@@ -8,6 +8,11 @@ use crate::common::{self, Sandbox, Tmux, sh_quote};
 /// A shell in a new window of `tmux`, in `dir`, with the sandbox's environment and the berth
 /// under test first on `PATH`: its pane.
 fn shell(sb: &Sandbox, tmux: &Tmux, dir: &Path) -> String {
+    shell_with(sb, tmux, dir, &[])
+}
+
+/// [`shell`], with `extra` variables too.
+fn shell_with(sb: &Sandbox, tmux: &Tmux, dir: &Path, extra: &[String]) -> String {
     let path = format!(
         "{}:{}",
         common::berth_bin_dir().display(),
@@ -35,6 +40,7 @@ fn shell(sb: &Sandbox, tmux: &Tmux, dir: &Path) -> String {
         "-i".to_owned(),
     ];
     args.extend(env);
+    args.extend(extra.iter().cloned());
     args.extend(["sh".to_owned()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let pane = tmux.run(&args).trim().to_owned();
@@ -227,4 +233,57 @@ fn without_a_terminal_it_refuses_in_one_line() {
     let (line, hint) = common::error_lines(&common::stderr(&out));
     assert_eq!(line, "git berth: git berth ui needs a terminal");
     assert!(hint.unwrap().contains("list --all --json"));
+}
+
+#[test]
+fn enter_on_a_worktree_with_a_live_agent_brings_its_tmux_tab_to_the_front() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = Tmux::start(&sb, &repo) else {
+        return;
+    };
+    sb.git(
+        &repo,
+        &["config", "berth.runtime.shell.command", "sleep 600"],
+    );
+    let out = sb
+        .berth_command(&repo, &["layer1", "busy", "feat/busy", "shell"])
+        .env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                common::berth_bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let agents = sb.berth_json(&repo, &["agents", "--json"]);
+    let agent_pane = agents["agents"][0]["pane"].as_str().unwrap().to_owned();
+
+    let pane = shell_with(&sb, &tmux, &repo, &[format!("TMUX={}", tmux.env_value())]);
+    let printed = sb.root.join("out.txt");
+    keys(
+        &tmux,
+        &pane,
+        &[
+            &format!("git berth ui > {}", sh_quote(printed.to_str().unwrap())),
+            "Enter",
+        ],
+    );
+    wait_for_screen(&tmux, &pane, "the agent's row", |s| {
+        row_of(s, "busy").is_some_and(|l| l.contains("busy L1 shell alive"))
+    });
+    assert_eq!(tmux.pane_format("main:", "#{pane_id}"), pane);
+    keys(&tmux, &pane, &["j", "Enter"]);
+    common::wait_for("the agent's tab in front", || {
+        tmux.pane_format("main:", "#{pane_id}") == agent_pane
+    });
+    wait_for_screen(&tmux, &pane, "the shell again", |s| {
+        s.trim_end().ends_with("ready$")
+    });
+    assert_eq!(std::fs::read_to_string(&printed).unwrap(), "");
 }
