@@ -149,6 +149,8 @@ neither the folder nor one of its child folders is a git repository, it offers n
     Stop(commands::stop::StopArgs),
     /// Show every agent berth launched here: layer, runtime, pane, alive or gone
     Agents(commands::agents::AgentsArgs),
+    // Its help, with the keys and the shell function, is on its arguments.
+    Ui(commands::ui::UiArgs),
     /// Open a change: a worktree on feat/<branch>, with a shell tab there
     Feat(commands::feat::FeatArgs),
     // Its help, with where a fleet's state and logs live, is on its arguments.
@@ -365,6 +367,9 @@ pub fn run(cli: &Cli, out: &mut dyn Write) -> u8 {
         Command::Agents(args) => {
             context(cli).and_then(|ctx| commands::agents::run(&ctx, args, out))
         }
+        // The terminal first: a script or an agent is told that, wherever it stands.
+        Command::Ui(args) => commands::ui::terminal()
+            .and_then(|tty| context(cli).and_then(|ctx| commands::ui::run(&ctx, args, tty, out))),
         Command::Feat(args) => context(cli).and_then(|ctx| commands::feat::run(&ctx, args, out)),
         Command::Fleet(args) => context(cli).and_then(|ctx| commands::fleet::run(&ctx, args, out)),
         Command::Pipeline(args) => {

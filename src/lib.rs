@@ -16,6 +16,7 @@ pub mod lockwait;
 pub mod manifest;
 pub mod orchestrator;
 pub mod ownership;
+pub mod panel;
 pub mod paths;
 pub mod pipeline;
 pub mod ports;

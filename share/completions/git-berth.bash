@@ -7,7 +7,7 @@
 
 _git_berth ()
 {
-	local commands="add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+	local commands="add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents ui feat fleet pipeline pr-review pr-fix help"
 	local command
 	command="$(__git_find_on_cmdline "$commands")"
 
@@ -105,6 +105,7 @@ _git_berth ()
 	send,--*) __gitcomp "--session= --help" ;;
 	stop,--*) __gitcomp "--all --grace= --json --session= --help" ;;
 	agents,--*) __gitcomp "--json --session= --help" ;;
+	ui,--*) __gitcomp "--session= --help" ;;
 	feat,--*) __gitcomp "--backend= --json --session= --help" ;;
 	fleet,*)
 		local nested="$(__git_find_on_cmdline "up ls down clean")"

@@ -60,6 +60,7 @@ complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "respawn" -d 'St
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "send" -d 'Type text into an agent\'s pane, then Enter'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "stop" -d 'Stop agents berth launched (SIGTERM, then SIGKILL), freeing their worktrees'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "agents" -d 'Show every agent berth launched here: layer, runtime, pane, alive or gone'
+complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "ui" -d 'A live panel of every worktree: select one to go there, or to see its diff'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "feat" -d 'Open a change: a worktree on feat/<branch>, with a shell tab there'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "fleet" -d 'Start many agents from one manifest, list them, take them down'
 complete -c git-berth -n "__fish_git_berth_needs_command" -f -a "pipeline" -d 'Run a pipeline of agents in stages, with a judge that picks the best'
@@ -251,6 +252,8 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -s h -l help -
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -l json -d 'Print JSON: {"agents": [...]}, one object per agent'
 complete -c git-berth -n "__fish_git_berth_using_subcommand agents" -s h -l help -d 'Print help'
+complete -c git-berth -n "__fish_git_berth_using_subcommand ui" -l session -d 'Session that holds claims [default: $BERTH_SESSION, else the agent process, as <user>@<host>:<pid>]' -r
+complete -c git-berth -n "__fish_git_berth_using_subcommand ui" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-berth -n "__fish_git_berth_using_subcommand feat" -l backend -d 'The terminal to open the shell tab in [default: the one berth runs in, if any]' -r -f -a "tmux\t'A tmux window (a split for layer 2): in the caller\'s session, else a detached one'
 herdr\t'A herdr tab (a split for layer 2), when berth runs inside herdr'
 none\t'No terminal: print the command to run, or run it here (`--here`)'"
@@ -350,7 +353,7 @@ complete -c git-berth -n "__fish_git_berth_using_subcommand spawn; and __fish_gi
 complete -c git-berth -n "__fish_git_berth_using_subcommand respawn" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand send; and __fish_git_berth_position 'send' 0" -f -a "(git berth completions agents 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand stop" -f -a "(git berth completions agents 2>/dev/null)"
-complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents feat fleet pipeline pr-review pr-fix help"
+complete -c git-berth -n "__fish_git_berth_using_subcommand help" -f -a "add list ls claim release own status-line owners path remove rm clean collect review prune ship log setup install trust guard init hook mcp completions master layer1 layer2 spawn respawn send stop agents ui feat fleet pipeline pr-review pr-fix help"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from approve" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from reject" -f -a "(git berth completions worktrees 2>/dev/null)"
 complete -c git-berth -n "__fish_git_berth_using_subcommand review; and __fish_seen_subcommand_from status" -f -a "(git berth completions worktrees 2>/dev/null)"

@@ -36,6 +36,7 @@ pub mod spawn;
 pub mod status_line;
 pub mod stop;
 pub mod trust;
+pub mod ui;
 
 use std::io::Write;
 

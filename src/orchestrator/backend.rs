@@ -162,6 +162,22 @@ pub fn tmux_send(socket: Option<&Path>, pane: &str, text: &str) -> Vec<String> {
     out
 }
 
+/// Bring `pane` to the front of its session: its window selected, and the pane in its window.
+pub fn tmux_focus(socket: Option<&Path>, pane: &str) -> Vec<String> {
+    let mut out = tmux(socket);
+    out.extend(["select-window", "-t", pane, ";"].map(str::to_owned));
+    out.extend(["select-pane", "-t", pane].map(str::to_owned));
+    out
+}
+
+/// Switch the tmux client that runs the caller to `pane`'s session (it fails where no client is
+/// attached, which the caller may ignore: the pane is in front of its session all the same).
+pub fn tmux_switch_client(socket: Option<&Path>, pane: &str) -> Vec<String> {
+    let mut out = tmux(socket);
+    out.extend(["switch-client", "-t", pane].map(str::to_owned));
+    out
+}
+
 /// `herdr tab create` in `cwd`, labelled `title`, with the agent's variables; it prints JSON
 /// with the new tab's root pane (`.result.root_pane.pane_id`).
 pub fn herdr_tab(title: &str, cwd: &Path, env: &[String], focus: bool) -> Vec<String> {

@@ -36,6 +36,7 @@ mod mcp;
 mod opencode_plugin;
 mod orchestrator;
 mod ownership;
+mod panel;
 mod pipeline;
 mod ports;
 mod pr_review;

@@ -106,6 +106,8 @@ pub mod env {
     pub const JUDGE_CANDIDATES: &str = "BERTH_JUDGE_CANDIDATES";
     /// `1`: `git berth master` prints what it would run and launches nothing.
     pub const MASTER_DRY_RUN: &str = "BERTH_MASTER_DRY_RUN";
+    /// `1`: `git berth ui` leaves right after drawing its first full frame (for benchmarks).
+    pub const UI_EXIT_AFTER_FIRST_FRAME: &str = "BERTH_UI_EXIT_AFTER_FIRST_FRAME";
 }
 
 /// Identity written into reflogs when the user configured none, as git falls back to `user@host`.

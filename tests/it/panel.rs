@@ -1,0 +1,289 @@
+//! `git berth ui`: the real binary in a pane of a private tmux server, its screen read with
+//! `capture-pane` and checked against `list --json --all` and the repository.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{self, Sandbox, Tmux, sh_quote};
+
+/// A shell in a new window of `tmux`, in `dir`, with the sandbox's environment and the berth
+/// under test first on `PATH`: its pane.
+fn shell(sb: &Sandbox, tmux: &Tmux, dir: &Path) -> String {
+    shell_with(sb, tmux, dir, &[])
+}
+
+/// [`shell`], with `extra` variables too.
+fn shell_with(sb: &Sandbox, tmux: &Tmux, dir: &Path, extra: &[String]) -> String {
+    let path = format!(
+        "{}:{}",
+        common::berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let env = [
+        format!("PATH={path}"),
+        format!("HOME={}", sb.home().display()),
+        format!("XDG_DATA_HOME={}", sb.data().display()),
+        format!("XDG_CONFIG_HOME={}", sb.home().join(".config").display()),
+        "GIT_CONFIG_NOSYSTEM=1".to_owned(),
+        "LANG=C.UTF-8".to_owned(),
+        "TERM=xterm-256color".to_owned(),
+        "PS1=ready$ ".to_owned(),
+    ];
+    let mut args = vec![
+        "new-window".to_owned(),
+        "-P".to_owned(),
+        "-F".to_owned(),
+        "#{pane_id}".to_owned(),
+        "-c".to_owned(),
+        dir.display().to_string(),
+        "--".to_owned(),
+        "env".to_owned(),
+        "-i".to_owned(),
+    ];
+    args.extend(env);
+    args.extend(extra.iter().cloned());
+    args.extend(["sh".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let pane = tmux.run(&args).trim().to_owned();
+    wait_for_screen(tmux, &pane, "the shell's prompt", |s| s.contains("ready$"));
+    pane
+}
+
+fn screen(tmux: &Tmux, pane: &str) -> String {
+    tmux.run(&["capture-pane", "-p", "-t", pane])
+}
+
+/// Poll the pane's screen until `done` holds (10 s at most).
+fn wait_for_screen(tmux: &Tmux, pane: &str, what: &str, mut done: impl FnMut(&str) -> bool) {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let shown = screen(tmux, pane);
+        if done(&shown) {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "timed out waiting for {what}; the screen:\n{shown}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+fn keys(tmux: &Tmux, pane: &str, keys: &[&str]) {
+    let mut args = vec!["send-keys", "-t", pane];
+    args.extend(keys);
+    tmux.run(&args);
+}
+
+/// The table row of worktree `name` on `shown`: the line whose first word (after the selection
+/// mark) is the name.
+fn row_of<'a>(shown: &'a str, name: &str) -> Option<&'a str> {
+    shown
+        .lines()
+        .find(|l| l.trim_start_matches("> ").split_whitespace().next() == Some(name))
+}
+
+/// A repository with two worktrees, and the panel started on it in a pane, its stdout in
+/// `out.txt`: the tmux server, the pane, the repository and that file.
+fn panel(sb: &Sandbox) -> Option<(Tmux, String, PathBuf, PathBuf)> {
+    let repo = sb.repo("app");
+    sb.add(&repo, &["auth"]);
+    sb.add(&repo, &["billing"]);
+    let tmux = Tmux::start(sb, &repo)?;
+    let pane = shell(sb, &tmux, &repo);
+    let out = sb.root.join("out.txt");
+    keys(
+        &tmux,
+        &pane,
+        &[
+            &format!("git berth ui > {}", sh_quote(out.to_str().unwrap())),
+            "Enter",
+        ],
+    );
+    wait_for_screen(&tmux, &pane, "the panel's rows", |s| {
+        row_of(s, "billing").is_some()
+    });
+    Some((tmux, pane, repo, out))
+}
+
+#[test]
+fn the_rows_are_the_worktrees_list_shows_with_their_branches() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    let shown = screen(&tmux, &pane);
+    let rows = sb.list_rows(&repo, true);
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        let name = row["name"].as_str().unwrap();
+        let line = row_of(&shown, name).unwrap_or_else(|| panic!("no row {name}:\n{shown}"));
+        let branch = row["branch"].as_str().unwrap();
+        assert!(line.contains(branch), "{line}");
+        if row["kind"] == "primary" {
+            assert!(line.contains("[primary] (here)"), "{line}");
+        } else {
+            assert!(line.contains("clean"), "{line}");
+        }
+    }
+    assert!(shown.contains("3 worktrees"), "{shown}");
+}
+
+#[test]
+fn a_worktree_added_elsewhere_appears_without_a_key() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    sb.add(&repo, &["x"]);
+    wait_for_screen(&tmux, &pane, "the new worktree's row", |s| {
+        row_of(s, "x").is_some_and(|l| l.contains("berth/x"))
+    });
+}
+
+#[test]
+fn enter_prints_the_selected_worktrees_path_and_leaves() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, out)) = panel(&sb) else {
+        return;
+    };
+    // The primary checkout is first, then auth.
+    keys(&tmux, &pane, &["j"]);
+    wait_for_screen(&tmux, &pane, "auth selected", |s| {
+        s.lines().any(|l| l.starts_with("> auth"))
+    });
+    keys(&tmux, &pane, &["Enter"]);
+    wait_for_screen(&tmux, &pane, "the shell again", |s| {
+        s.trim_end().ends_with("ready$")
+    });
+    let auth = sb.list_row(&repo, "auth");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("{}\n", auth["path"].as_str().unwrap())
+    );
+}
+
+#[test]
+fn q_leaves_and_gives_the_terminal_back() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, _, out)) = panel(&sb) else {
+        return;
+    };
+    assert_eq!(tmux.pane_format(&pane, "#{alternate_on}"), "1");
+    keys(&tmux, &pane, &["q"]);
+    wait_for_screen(&tmux, &pane, "the shell again", |s| {
+        s.trim_end().ends_with("ready$")
+    });
+    assert_eq!(tmux.pane_format(&pane, "#{alternate_on}"), "0");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "");
+    // Raw mode is off: the shell echoes what is typed, and runs it on Enter.
+    keys(&tmux, &pane, &["echo typed-$((40+2))", "Enter"]);
+    wait_for_screen(&tmux, &pane, "the shell to run a line", |s| {
+        s.contains("typed-42")
+    });
+}
+
+#[test]
+fn d_shows_the_worktrees_diff_against_its_base() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    let billing = PathBuf::from(sb.list_row(&repo, "billing")["path"].as_str().unwrap());
+    sb.commit_file(&billing, "pay.txt", "one\ntwo\n");
+    wait_for_screen(&tmux, &pane, "billing one ahead", |s| {
+        row_of(s, "billing").is_some_and(|l| l.contains("+1 -0"))
+    });
+    keys(&tmux, &pane, &["G", "d"]);
+    wait_for_screen(&tmux, &pane, "the diff", |s| {
+        s.contains("diff of billing") && s.contains("+++ b/pay.txt") && s.contains("+two")
+    });
+    keys(&tmux, &pane, &["Escape"]);
+    wait_for_screen(&tmux, &pane, "the rows again", |s| {
+        row_of(s, "auth").is_some()
+    });
+}
+
+#[test]
+fn the_filter_narrows_the_rows_and_esc_clears_it() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, _, _)) = panel(&sb) else {
+        return;
+    };
+    keys(&tmux, &pane, &["/", "bill"]);
+    wait_for_screen(&tmux, &pane, "only billing", |s| {
+        row_of(s, "billing").is_some() && row_of(s, "auth").is_none()
+    });
+    keys(&tmux, &pane, &["Escape"]);
+    wait_for_screen(&tmux, &pane, "every row again", |s| {
+        row_of(s, "auth").is_some() && row_of(s, "billing").is_some()
+    });
+}
+
+#[test]
+fn without_a_terminal_it_refuses_in_one_line() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let out = sb
+        .berth_command(&repo, &["ui"])
+        .stdin(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(common::stdout(&out), "");
+    let (line, hint) = common::error_lines(&common::stderr(&out));
+    assert_eq!(line, "git berth: git berth ui needs a terminal");
+    assert!(hint.unwrap().contains("list --all --json"));
+}
+
+#[test]
+fn enter_on_a_worktree_with_a_live_agent_brings_its_tmux_tab_to_the_front() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = Tmux::start(&sb, &repo) else {
+        return;
+    };
+    sb.git(
+        &repo,
+        &["config", "berth.runtime.shell.command", "sleep 600"],
+    );
+    let out = sb
+        .berth_command(&repo, &["layer1", "busy", "feat/busy", "shell"])
+        .env("TMUX", tmux.env_value())
+        .env("TMUX_PANE", &tmux.pane)
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                common::berth_bin_dir().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    let agents = sb.berth_json(&repo, &["agents", "--json"]);
+    let agent_pane = agents["agents"][0]["pane"].as_str().unwrap().to_owned();
+
+    let pane = shell_with(&sb, &tmux, &repo, &[format!("TMUX={}", tmux.env_value())]);
+    let printed = sb.root.join("out.txt");
+    keys(
+        &tmux,
+        &pane,
+        &[
+            &format!("git berth ui > {}", sh_quote(printed.to_str().unwrap())),
+            "Enter",
+        ],
+    );
+    wait_for_screen(&tmux, &pane, "the agent's row", |s| {
+        row_of(s, "busy").is_some_and(|l| l.contains("busy L1 shell alive"))
+    });
+    assert_eq!(tmux.pane_format("main:", "#{pane_id}"), pane);
+    keys(&tmux, &pane, &["j", "Enter"]);
+    common::wait_for("the agent's tab in front", || {
+        tmux.pane_format("main:", "#{pane_id}") == agent_pane
+    });
+    wait_for_screen(&tmux, &pane, "the shell again", |s| {
+        s.trim_end().ends_with("ready$")
+    });
+    assert_eq!(std::fs::read_to_string(&printed).unwrap(), "");
+}
