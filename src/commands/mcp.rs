@@ -18,17 +18,6 @@ use crate::names;
 #[derive(Debug, clap::Args)]
 pub struct McpArgs {}
 
-/// Git's variables that would point discovery at another repository than the folder's.
-const GIT_LOCATION: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-];
-
 pub fn run(session: Option<String>) -> Result<()> {
     let server = server_program()?;
     let mut command = std::process::Command::new(&server);
@@ -42,7 +31,7 @@ pub fn run(session: Option<String>) -> Result<()> {
             crate::process::holder_pid().to_string(),
         );
     }
-    for var in GIT_LOCATION {
+    for var in crate::git::LOCATION_VARIABLES {
         command.env_remove(var);
     }
     // Only returns when the server could not start.

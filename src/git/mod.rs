@@ -16,6 +16,19 @@ pub mod status;
 pub mod tree;
 pub mod worktrees;
 
+/// git's environment variables that point a `git` (or gix's discovery) at a repository other
+/// than the one its folder is in: dropped wherever berth starts something that must find the
+/// repository from its own folder (a hook, the MCP server).
+pub const LOCATION_VARIABLES: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+];
+
 /// A gix error as an anyhow error, its causes kept as a chain (not formatted: gix 0.91's `{:#}`
 /// is Rust debug text, `Message { .. } Caused by: Os { code: 28, .. }`), so that
 /// [`crate::error::render`] can say each in words and find the I/O error beneath.

@@ -164,7 +164,10 @@ pub fn run_with(
         .stdout(std::io::stderr())
         .stderr(std::io::stderr())
         .process_group(0);
-    for var in INHERITED_UNWANTED {
+    for var in INHERITED_UNWANTED
+        .iter()
+        .chain(crate::git::LOCATION_VARIABLES)
+    {
         cmd.env_remove(var);
     }
     super::pre_exec::die_with_parent(&mut cmd);
@@ -212,7 +215,7 @@ pub fn run_with(
 }
 
 /// Variables that must not leak into a hook: the caller's `WORKTREE_*` (berth run from another
-/// worktree's hook) and those that would point the hook's `git` at the caller's repository.
+/// worktree's hook); git's location variables ([`crate::git::LOCATION_VARIABLES`]) go too.
 const INHERITED_UNWANTED: &[&str] = &[
     names::hook_env::NAME,
     names::hook_env::PATH,
@@ -222,13 +225,6 @@ const INHERITED_UNWANTED: &[&str] = &[
     names::hook_env::HOOK,
     names::hook_env::PORT,
     names::hook_env::PORTS,
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 ];
 
 /// Kills a hook's whole process group if berth ends before the hook does: the parent-death
