@@ -28,15 +28,57 @@ pub enum Input {
 pub enum Command {
     /// The worktree's changes against its base, in the scrollable pane.
     Diff,
+    /// The merge-back overview (`git berth collect`), in the scrollable pane.
+    Collect,
+    /// Approve the worktree's head, with a note (`git berth review approve`).
+    Approve,
+    /// Reject the worktree's head, with a note (`git berth review reject`).
+    Reject,
+    /// Land the worktree through the gate, once confirmed (`git berth ship`).
+    Ship,
+    /// Add a worktree, named when asked (`git berth add`).
+    Add,
 }
 
 /// Each command's key, its word on the status line, and what the `?` screen says of it.
-pub const COMMANDS: &[(char, Command, &str, &str)] = &[(
-    'd',
-    Command::Diff,
-    "diff",
-    "the worktree's diff against its base",
-)];
+pub const COMMANDS: &[(char, Command, &str, &str)] = &[
+    (
+        'd',
+        Command::Diff,
+        "diff",
+        "the worktree's diff against its base",
+    ),
+    (
+        'c',
+        Command::Collect,
+        "collect",
+        "the merge-back overview of every worktree (as collect)",
+    ),
+    (
+        'a',
+        Command::Approve,
+        "approve",
+        "approve the worktree's head, with a note (as review approve)",
+    ),
+    (
+        'x',
+        Command::Reject,
+        "reject",
+        "reject the worktree's head, with a note (as review reject)",
+    ),
+    (
+        's',
+        Command::Ship,
+        "ship",
+        "land the worktree through the gate, after y (as ship)",
+    ),
+    (
+        'n',
+        Command::Add,
+        "add",
+        "add a worktree, named when asked (as add)",
+    ),
+];
 
 /// What a key asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -408,6 +408,13 @@ impl Model {
                         worktree: line.row.name.clone(),
                     });
                 }
+                // Adding a worktree and the overview need no row.
+                None if matches!(command, Command::Add | Command::Collect) => {
+                    return Effect::Run(Pending {
+                        command,
+                        worktree: String::new(),
+                    });
+                }
                 None => self.say("no worktree selected", true),
             },
             _ => {}
@@ -441,6 +448,11 @@ impl Model {
             text: text.into(),
             error,
         });
+    }
+
+    /// Select the worktree named, now or once it is read.
+    pub fn select(&mut self, name: &str) {
+        self.selected = Some(name.to_owned());
     }
 
     /// Ask a question whose answer is typed; `then` gets it.

@@ -80,10 +80,10 @@ fn groups(ctx: &Context, warnings: &mut Vec<String>) -> Vec<(String, String)> {
 
 /// What the reading said through its `Ui`, kept line by line.
 #[derive(Clone, Default)]
-struct Said(Arc<Mutex<Vec<u8>>>);
+pub(super) struct Said(Arc<Mutex<Vec<u8>>>);
 
 impl Said {
-    fn lines(&self) -> Vec<String> {
+    pub(super) fn lines(&self) -> Vec<String> {
         let bytes = self.0.lock().map(|b| b.clone()).unwrap_or_default();
         String::from_utf8_lossy(&bytes)
             .lines()

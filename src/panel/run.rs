@@ -132,8 +132,19 @@ pub fn run(options: &Options, tty: File) -> Result<Outcome> {
                     Effect::Run(pending) => actions::run(&mut model, &pending, &place),
                     Effect::Answer(pending, answer) => {
                         actions::answered(&mut model, &pending, &answer, &place);
+                        if pending.command == keys::Command::Add {
+                            // The new row, read now so that it shows selected.
+                            refresh(&mut model, options, &mut watch, false);
+                        }
                     }
-                    Effect::Confirmed(pending) => actions::confirmed(&mut model, &pending, &place),
+                    Effect::Confirmed(pending) => {
+                        if pending.command == keys::Command::Ship {
+                            // The gate may take a while: say so before waiting on it.
+                            model.say(format!("shipping {}…", pending.worktree), false);
+                            draw(&mut screen, &mut model, options)?;
+                        }
+                        actions::confirmed(&mut model, &pending, &place);
+                    }
                 }
             }
         }

@@ -287,3 +287,110 @@ fn enter_on_a_worktree_with_a_live_agent_brings_its_tmux_tab_to_the_front() {
     });
     assert_eq!(std::fs::read_to_string(&printed).unwrap(), "");
 }
+
+/// `panel`, with `name` the only row the filter shows, so that it is the selected one.
+fn select(tmux: &Tmux, pane: &str, name: &str) {
+    keys(tmux, pane, &["/", name, "Enter"]);
+    wait_for_screen(tmux, pane, "only the one row", |s| {
+        row_of(s, name).is_some()
+            && ["auth", "billing"]
+                .iter()
+                .all(|o| *o == name || row_of(s, o).is_none())
+    });
+}
+
+#[test]
+fn a_then_s_approves_and_lands_the_worktree_through_the_gate() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    sb.git(&repo, &["config", "berth.gate", "test -f auth.rs"]);
+    let auth = PathBuf::from(sb.list_row(&repo, "auth")["path"].as_str().unwrap());
+    sb.commit_file(&auth, "auth.rs", "fn login() {}\n");
+    let work = sb.rev(&auth, "HEAD");
+    select(&tmux, &pane, "auth");
+    keys(&tmux, &pane, &["a"]);
+    wait_for_screen(&tmux, &pane, "the note asked", |s| s.contains("note"));
+    keys(&tmux, &pane, &["looks good", "Enter"]);
+    wait_for_screen(&tmux, &pane, "the approval said", |s| {
+        s.contains("approved")
+    });
+    let status = sb.berth(&repo, &["review", "status", "--json"]);
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains("looks good"),
+        "the verdict is recorded with its note: {}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    keys(&tmux, &pane, &["s"]);
+    wait_for_screen(&tmux, &pane, "the confirmation", |s| s.contains("(y/n)"));
+    keys(&tmux, &pane, &["y"]);
+    wait_for_screen(&tmux, &pane, "the landing said", |s| s.contains("landed"));
+    let landed = sb.git_output(&repo, &["merge-base", "--is-ancestor", &work, "main"]);
+    let content = sb.git(&repo, &["show", "main:auth.rs"]);
+    assert!(
+        landed.status.success() || content == "fn login() {}\n",
+        "the trunk holds the worktree's change"
+    );
+}
+
+#[test]
+fn s_on_an_unapproved_worktree_is_refused_in_the_words_of_ship() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    let auth = PathBuf::from(sb.list_row(&repo, "auth")["path"].as_str().unwrap());
+    sb.commit_file(&auth, "auth.rs", "fn login() {}\n");
+    let err = sb.berth_err(&repo, &["ship", "auth", "--gate", "true"]);
+    let first = err.lines().next().unwrap();
+    let first = first.trim_start_matches("git berth: ").to_owned();
+    assert!(first.contains("not approved"), "{err}");
+    let old = sb.rev(&repo, "main");
+    select(&tmux, &pane, "auth");
+    keys(&tmux, &pane, &["s"]);
+    wait_for_screen(&tmux, &pane, "the confirmation", |s| s.contains("(y/n)"));
+    keys(&tmux, &pane, &["y"]);
+    let probe: String = first.chars().take(60).collect();
+    wait_for_screen(&tmux, &pane, "ship's refusal", |s| s.contains(&probe));
+    assert_eq!(sb.rev(&repo, "main"), old, "nothing landed");
+}
+
+#[test]
+fn n_adds_a_worktree_that_git_lists_and_selects_its_row() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    keys(&tmux, &pane, &["n"]);
+    wait_for_screen(&tmux, &pane, "the name asked", |s| {
+        s.contains("name of the new worktree")
+    });
+    keys(&tmux, &pane, &["search", "Enter"]);
+    wait_for_screen(&tmux, &pane, "the new row, selected", |s| {
+        row_of(s, "search").is_some_and(|l| l.contains("berth/search"))
+            && s.lines()
+                .any(|l| l.starts_with("> search") || l.trim_start().starts_with("> search"))
+    });
+    let paths = common::git_worktree_paths(&sb, &repo);
+    assert!(
+        paths.iter().any(|p| p.ends_with("search")),
+        "git worktree list shows it: {paths:?}"
+    );
+}
+
+#[test]
+fn c_shows_the_merge_back_overview() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, _, _)) = panel(&sb) else {
+        return;
+    };
+    keys(&tmux, &pane, &["c"]);
+    wait_for_screen(&tmux, &pane, "the overview", |s| {
+        s.contains("merge-back overview") && s.contains("billing") && s.contains("auth")
+    });
+    keys(&tmux, &pane, &["Escape"]);
+    wait_for_screen(&tmux, &pane, "the rows again", |s| {
+        row_of(s, "auth").is_some()
+    });
+}
