@@ -130,27 +130,33 @@ pub fn answered(model: &mut Model, pending: &Pending, answer: &str, place: &Plac
     tell(model, said);
 }
 
-/// A command's confirmation, given.
-pub fn confirmed(model: &mut Model, pending: &Pending, place: &Place<'_>) {
-    match pending.command {
-        Command::Ship => {
-            let args = ship::ShipArgs {
-                names: vec![pending.worktree.clone()],
-                all_approved: false,
-                strategy: ship::StrategyArg::Squash,
-                gate: None,
-                keep: false,
-                message: None,
-                dry_run: false,
-                push: false,
-                history: false,
-                json: false,
-            };
-            let said = through(place, |ctx, out| ship::run(ctx, &args, out));
-            tell(model, said);
-        }
-        command => model.say(format!("{} asks for no confirmation", word(command)), true),
-    }
+/// What a command run from the panel said: (its stdout, its `Ui`'s lines), or its refusal's line.
+pub type Reply = Result<(String, Vec<String>), String>;
+
+/// A command's confirmation, given. Ship is not run here: the event loop runs [`ship`] on a
+/// thread of its own, so that the panel keeps drawing while the gate runs.
+pub fn confirmed(model: &mut Model, pending: &Pending, _place: &Place<'_>) {
+    model.say(
+        format!("{} asks for no confirmation", word(pending.command)),
+        true,
+    );
+}
+
+/// `git berth ship <name>`, standing where the panel runs: what it said.
+pub fn ship(place: &Place<'_>, name: &str) -> Reply {
+    let args = ship::ShipArgs {
+        names: vec![name.to_owned()],
+        all_approved: false,
+        strategy: ship::StrategyArg::Squash,
+        gate: None,
+        keep: false,
+        message: None,
+        dry_run: false,
+        push: false,
+        history: false,
+        json: false,
+    };
+    through(place, |ctx, out| ship::run(ctx, &args, out))
 }
 
 /// The command's word on the status line.
@@ -163,7 +169,7 @@ fn word(command: Command) -> &'static str {
 
 /// Say what a command said: its last line (stdout, else what it said on its `Ui`), or its
 /// refusal in its own words.
-fn tell(model: &mut Model, said: Result<(String, Vec<String>), String>) {
+pub fn tell(model: &mut Model, said: Reply) {
     match said {
         Ok((out, ui)) => {
             let last = out
@@ -185,7 +191,7 @@ fn tell(model: &mut Model, said: Result<(String, Vec<String>), String>) {
 fn through(
     place: &Place<'_>,
     command: impl FnOnce(&Context, &mut dyn std::io::Write) -> Result<()>,
-) -> Result<(String, Vec<String>), String> {
+) -> Reply {
     let said = Said::default();
     let mut ctx = Context::discover_from(place.cwd).map_err(|e| crate::error::render(&e).0)?;
     ctx.session_flag = place.session.map(str::to_owned);

@@ -52,6 +52,8 @@ enum Event {
     Changed,
     /// The terminal can no longer be read.
     Gone(String),
+    /// A ship run on its own thread ended: what it said.
+    Shipped(actions::Reply),
 }
 
 /// Run the panel on `tty` until the person leaves.
@@ -71,7 +73,9 @@ pub fn run(options: &Options, tty: File) -> Result<Outcome> {
     if options.exit_after_first_frame {
         return Ok(Outcome::Left);
     }
-    read_keys(events)?;
+    read_keys(events.clone())?;
+    // The worktree a ship is landing, on its own thread; one at a time.
+    let mut shipping: Option<String> = None;
     // The first change of a burst, and when to read.
     let mut pending: Option<(Instant, Instant)> = None;
     loop {
@@ -105,6 +109,12 @@ pub fn run(options: &Options, tty: File) -> Result<Outcome> {
                 )));
             }
             Event::Redraw => {}
+            Event::Shipped(reply) => {
+                shipping = None;
+                actions::tell(&mut model, reply);
+                pending = None;
+                refresh(&mut model, options, &mut watch, false);
+            }
             Event::Key(key) => {
                 let Some(action) = keys::action(model.input(), key) else {
                     continue;
@@ -137,14 +147,17 @@ pub fn run(options: &Options, tty: File) -> Result<Outcome> {
                             refresh(&mut model, options, &mut watch, false);
                         }
                     }
-                    Effect::Confirmed(pending) => {
-                        if pending.command == keys::Command::Ship {
-                            // The gate may take a while: say so before waiting on it.
-                            model.say(format!("shipping {}…", pending.worktree), false);
-                            draw(&mut screen, &mut model, options)?;
+                    Effect::Confirmed(asked) if asked.command == keys::Command::Ship => {
+                        if let Some(name) = &shipping {
+                            model.say(format!("still shipping {name}: one ship at a time"), true);
+                        } else {
+                            // The gate may take a while: the panel keeps drawing meanwhile.
+                            model.say(format!("shipping {}…", asked.worktree), false);
+                            ship(options, &asked.worktree, events.clone())?;
+                            shipping = Some(asked.worktree);
                         }
-                        actions::confirmed(&mut model, &pending, &place);
                     }
+                    Effect::Confirmed(pending) => actions::confirmed(&mut model, &pending, &place),
                 }
             }
         }
@@ -176,6 +189,25 @@ fn draw(screen: &mut term::Screen, model: &mut Model, options: &Options) -> Resu
         .terminal
         .draw(|frame| view::draw(frame, model, &options.title, options.look))
         .context("cannot draw on the terminal")?;
+    Ok(())
+}
+
+/// Ship `name` on a thread of its own, its reply sent to the loop when the gate and the landing
+/// are done.
+fn ship(options: &Options, name: &str, events: Sender<Event>) -> Result<()> {
+    let cwd = options.cwd.clone();
+    let session = options.session.clone();
+    let name = name.to_owned();
+    std::thread::Builder::new()
+        .name("panel-ship".to_owned())
+        .spawn(move || {
+            let place = Place {
+                cwd: &cwd,
+                session: session.as_deref(),
+            };
+            let _ = events.send(Event::Shipped(actions::ship(&place, &name)));
+        })
+        .context("cannot start the ship")?;
     Ok(())
 }
 

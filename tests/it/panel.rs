@@ -305,7 +305,8 @@ fn a_then_s_approves_and_lands_the_worktree_through_the_gate() {
     let Some((tmux, pane, repo, _)) = panel(&sb) else {
         return;
     };
-    sb.git(&repo, &["config", "berth.gate", "test -f auth.rs"]);
+    // A gate slow enough to see the panel say it is shipping, and keep drawing meanwhile.
+    sb.git(&repo, &["config", "berth.gate", "sleep 2 && test -f auth.rs"]);
     let auth = PathBuf::from(sb.list_row(&repo, "auth")["path"].as_str().unwrap());
     sb.commit_file(&auth, "auth.rs", "fn login() {}\n");
     let work = sb.rev(&auth, "HEAD");
@@ -325,6 +326,15 @@ fn a_then_s_approves_and_lands_the_worktree_through_the_gate() {
     keys(&tmux, &pane, &["s"]);
     wait_for_screen(&tmux, &pane, "the confirmation", |s| s.contains("(y/n)"));
     keys(&tmux, &pane, &["y"]);
+    wait_for_screen(&tmux, &pane, "the ship's progress", |s| {
+        s.contains("shipping auth…")
+    });
+    // The loop still answers keys while the gate runs: the filter is typed and shown.
+    keys(&tmux, &pane, &["/", "x"]);
+    wait_for_screen(&tmux, &pane, "a key answered while shipping", |s| {
+        s.contains("filter: authx")
+    });
+    keys(&tmux, &pane, &["BSpace", "Enter"]);
     wait_for_screen(&tmux, &pane, "the landing said", |s| s.contains("landed"));
     let landed = sb.git_output(&repo, &["merge-base", "--is-ancestor", &work, "main"]);
     let content = sb.git(&repo, &["show", "main:auth.rs"]);
