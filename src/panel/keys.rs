@@ -227,6 +227,11 @@ mod tests {
             (KeyCode::Char('q'), Action::Quit),
             (KeyCode::Esc, Action::Quit),
             (KeyCode::Char('d'), Action::Run(Command::Diff)),
+            (KeyCode::Char('c'), Action::Run(Command::Collect)),
+            (KeyCode::Char('a'), Action::Run(Command::Approve)),
+            (KeyCode::Char('x'), Action::Run(Command::Reject)),
+            (KeyCode::Char('s'), Action::Run(Command::Ship)),
+            (KeyCode::Char('n'), Action::Run(Command::Add)),
         ] {
             assert_eq!(action(Input::Browse, key(code)), Some(want), "{code:?}");
         }

@@ -119,7 +119,17 @@ pub fn run(options: &Options, tty: File) -> Result<Outcome> {
                 let Some(action) = keys::action(model.input(), key) else {
                     continue;
                 };
-                match model.apply(action) {
+                let effect = model.apply(action);
+                if let (Some(name), Effect::Quit | Effect::Switch(_)) = (&shipping, &effect) {
+                    // Leaving would end the process mid-landing.
+                    model.say(
+                        format!("still shipping {name}: leave once it has landed or been refused"),
+                        true,
+                    );
+                    draw(&mut screen, &mut model, options)?;
+                    continue;
+                }
+                match effect {
                     Effect::None => {}
                     Effect::Quit => return Ok(Outcome::Left),
                     Effect::Refresh => {

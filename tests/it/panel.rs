@@ -306,7 +306,10 @@ fn a_then_s_approves_and_lands_the_worktree_through_the_gate() {
         return;
     };
     // A gate slow enough to see the panel say it is shipping, and keep drawing meanwhile.
-    sb.git(&repo, &["config", "berth.gate", "sleep 2 && test -f auth.rs"]);
+    sb.git(
+        &repo,
+        &["config", "berth.gate", "sleep 2 && test -f auth.rs"],
+    );
     let auth = PathBuf::from(sb.list_row(&repo, "auth")["path"].as_str().unwrap());
     sb.commit_file(&auth, "auth.rs", "fn login() {}\n");
     let work = sb.rev(&auth, "HEAD");
@@ -334,8 +337,13 @@ fn a_then_s_approves_and_lands_the_worktree_through_the_gate() {
     wait_for_screen(&tmux, &pane, "a key answered while shipping", |s| {
         s.contains("filter: authx")
     });
-    keys(&tmux, &pane, &["BSpace", "Enter"]);
-    wait_for_screen(&tmux, &pane, "the landing said", |s| s.contains("landed"));
+    keys(&tmux, &pane, &["BSpace", "Enter", "q"]);
+    wait_for_screen(&tmux, &pane, "q refused while shipping", |s| {
+        s.contains("still shipping auth")
+    });
+    wait_for_screen(&tmux, &pane, "the landing said", |s| {
+        s.lines().any(|l| l.trim_start().starts_with("landed"))
+    });
     let landed = sb.git_output(&repo, &["merge-base", "--is-ancestor", &work, "main"]);
     let content = sb.git(&repo, &["show", "main:auth.rs"]);
     assert!(
@@ -403,4 +411,27 @@ fn c_shows_the_merge_back_overview() {
     wait_for_screen(&tmux, &pane, "the rows again", |s| {
         row_of(s, "auth").is_some()
     });
+}
+
+#[test]
+fn x_rejects_the_head_with_the_note_as_review_reject_records_it() {
+    let sb = Sandbox::new();
+    let Some((tmux, pane, repo, _)) = panel(&sb) else {
+        return;
+    };
+    select(&tmux, &pane, "billing");
+    keys(&tmux, &pane, &["x"]);
+    wait_for_screen(&tmux, &pane, "the note asked", |s| {
+        s.contains("reject billing")
+    });
+    keys(&tmux, &pane, &["needs tests", "Enter"]);
+    wait_for_screen(&tmux, &pane, "the verdict shown", |s| {
+        row_of(s, "billing").is_some_and(|l| l.contains("rejected"))
+    });
+    let status = sb.berth(&repo, &["review", "status", "billing", "--json"]);
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("rejected") && status.contains("needs tests"),
+        "{status}"
+    );
 }
