@@ -24,7 +24,9 @@ paths it owns. The panel reads again by itself when a worktree, claim, agent, ve
 index changes.\n\n\
 Keys: up/down or j/k select; enter prints the selected worktree's path and leaves, or, when a live \
 agent works there in a tab of the tmux you run in, brings that tab to the front; d shows the \
-worktree's diff against its base; r reads again; / filters (esc clears); ? shows the keys; q or \
+worktree's diff against its base; c the merge-back overview (as collect); a and x approve or \
+reject its head with a note (as review); s ships it after y (as ship); n adds a worktree, asking \
+its name (as add); r reads again; / filters (esc clears); ? shows the keys; q or \
 esc leaves.\n\n\
 It needs a terminal: stdin must be one, and it draws on /dev/tty, never on stdout. To change \
 folders with it: bcd() { cd \"$(git berth ui)\" || return; }"

@@ -1,7 +1,7 @@
 //! The panel's key map: which key does what in each state of the keyboard. Pure: a key in, an
 //! [`Action`] out; the model carries the action out, the event loop its effects.
 //!
-//! A command on the selected worktree (diff, and after it collect, approve, reject, ship, add) is a
+//! A command on the selected worktree (diff, collect, approve, reject, ship, add) is a
 //! [`Command`] with one line in [`COMMANDS`]: its key, the `?` screen and the dispatch follow.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
