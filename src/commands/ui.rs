@@ -23,7 +23,8 @@ stand in. Rows of a fleet or a pipeline run are grouped under it; the selected r
 paths it owns. The panel reads again by itself when a worktree, claim, agent, verdict, HEAD or \
 index changes.\n\n\
 Keys: up/down or j/k select; enter prints the selected worktree's path and leaves, or, when a live \
-agent works there in a tab of the tmux you run in, brings that tab to the front; d shows the \
+agent works there in a tab of the tmux you run in (or of herdr, run inside herdr), brings that \
+tab to the front; d shows the \
 worktree's diff against its base; c the merge-back overview (as collect); a and x approve or \
 reject its head with a note (as review); s ships it after y (as ship); n adds a worktree, asking \
 its name (as add); r reads again; / filters (esc clears); ? shows the keys; q or \

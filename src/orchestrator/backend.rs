@@ -178,6 +178,14 @@ pub fn tmux_switch_client(socket: Option<&Path>, pane: &str) -> Vec<String> {
     out
 }
 
+/// `herdr agent focus`: bring the tab holding `pane` to the front and focus the pane (herdr's
+/// documented way to show one agent's pane; a tab focus also switches the workspace).
+pub fn herdr_focus(pane: &str) -> Vec<String> {
+    ["herdr", "agent", "focus", pane]
+        .map(str::to_owned)
+        .to_vec()
+}
+
 /// `herdr tab create` in `cwd`, labelled `title`, with the agent's variables; it prints JSON
 /// with the new tab's root pane (`.result.root_pane.pane_id`).
 pub fn herdr_tab(title: &str, cwd: &Path, env: &[String], focus: bool) -> Vec<String> {

@@ -217,9 +217,16 @@ fn diff(path: &Path, base: &str) -> Result<String> {
     Ok(crate::judge::diff::render(&changes.files))
 }
 
-/// Bring `agent`'s tab to the front, when it runs in a tab of the tmux server the panel runs in;
-/// `Ok(false)` where it cannot be shown from here (another server, herdr, no pane).
+/// Bring `agent`'s tab to the front, when it runs in a tab of the tmux server the panel runs in,
+/// or in herdr while the panel runs inside herdr; `Ok(false)` where it cannot be shown from here
+/// (another server, outside herdr, no pane).
 pub fn focus(agent: &AgentCell) -> Result<bool> {
+    if let (Backend::Herdr, Some(pane)) = (agent.backend, agent.pane.as_deref()) {
+        // Only from inside herdr, whose CLI talks to the herdr the panel runs in. A herdr
+        // without `agent focus` (older than 0.9) shows nothing: the path is printed instead.
+        let inside = std::env::var(backend::HERDR_ENV).as_deref() == Ok("1");
+        return Ok(inside && terminal::run_only(&backend::herdr_focus(pane)).is_ok());
+    }
     let (Backend::Tmux, Some(pane)) = (agent.backend, agent.pane.as_deref()) else {
         return Ok(false);
     };

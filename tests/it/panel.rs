@@ -435,3 +435,82 @@ fn x_rejects_the_head_with_the_note_as_review_reject_records_it() {
         "{status}"
     );
 }
+
+#[test]
+fn enter_on_a_worktree_with_a_live_herdr_agent_focuses_its_pane_through_herdr() {
+    let sb = Sandbox::new();
+    let repo = sb.repo("app");
+    let Some(tmux) = Tmux::start(&sb, &repo) else {
+        return;
+    };
+    // A stand-in for herdr on PATH: it logs its arguments, answers `tab create` as herdr does and
+    // runs what `pane run` types, as the pane's shell would.
+    let bin = sb.root.join("herdr-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = sb.root.join("herdr.log");
+    std::fs::write(
+        bin.join("herdr"),
+        format!(
+            "#!/bin/sh\n\
+             printf '%s\\n' \"$*\" >> {log}\n\
+             case \"$1 $2\" in\n\
+             'tab create') echo '{{\"result\":{{\"tab\":{{\"tab_id\":\"t9\"}},\"root_pane\":{{\"pane_id\":\"p9\"}}}}}}' ;;\n\
+             'pane run') sh -c \"$4\" </dev/null >/dev/null 2>&1 & ;;\n\
+             esac\n",
+            log = sh_quote(log.to_str().unwrap())
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        bin.join("herdr"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}:{}",
+        bin.display(),
+        common::berth_bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    sb.git(
+        &repo,
+        &["config", "berth.runtime.shell.command", "sleep 20"],
+    );
+    let out = sb
+        .berth_command(&repo, &["layer1", "busy", "feat/busy", "shell"])
+        .env("PATH", &path)
+        .env("HERDR_ENV", "1")
+        .env("HERDR_PANE_ID", "p1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::outputs(&out));
+    common::wait_for("the agent alive", || {
+        sb.berth_json(&repo, &["agents", "--json"])["agents"][0]["status"] == "alive"
+    });
+
+    let pane = shell_with(
+        &sb,
+        &tmux,
+        &repo,
+        &[format!("PATH={path}"), "HERDR_ENV=1".to_owned()],
+    );
+    let printed = sb.root.join("out.txt");
+    keys(
+        &tmux,
+        &pane,
+        &[
+            &format!("git berth ui > {}", sh_quote(printed.to_str().unwrap())),
+            "Enter",
+        ],
+    );
+    wait_for_screen(&tmux, &pane, "the agent's row", |s| {
+        row_of(s, "busy").is_some_and(|l| l.contains("alive"))
+    });
+    keys(&tmux, &pane, &["j", "Enter"]);
+    wait_for_screen(&tmux, &pane, "the shell again", |s| {
+        s.trim_end().ends_with("ready$")
+    });
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(said.lines().any(|l| l == "agent focus p9"), "{said}");
+    assert_eq!(std::fs::read_to_string(&printed).unwrap(), "");
+}
